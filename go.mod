@@ -1,0 +1,3 @@
+module github.com/gpusim/gpusim
+
+go 1.26.8

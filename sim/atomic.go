@@ -1,0 +1,152 @@
+package sim
+
+import "sync"
+
+// The atomic functions are CUDA's atomic*() on CUDA's types: each reads the
+// element, combines it with the operand and writes the result as one
+// indivisible step, and returns the old value. They work on global buffers
+// and shared arrays alike. Atomics never race with atomics; a plain Load or
+// Store of the same element that no barrier, warp sync or release/acquire
+// pair orders against an atomic is a race.
+//
+// Where CUDA has no overload (atomicAdd on int64, atomicInc on int32, ...),
+// the type constraint leaves it out too.
+
+// AtomicAdd is atomicAdd(&b[i], v).
+func AtomicAdd[T int32 | uint32 | uint64 | float32 | float64](t *Thread, b *Buffer[T], i int, v T) T {
+	return rmw(t, b, i, func(old T) T { return old + v })
+}
+
+// AtomicSub is atomicSub(&b[i], v).
+func AtomicSub[T int32 | uint32](t *Thread, b *Buffer[T], i int, v T) T {
+	return rmw(t, b, i, func(old T) T { return old - v })
+}
+
+// AtomicExch is atomicExch(&b[i], v).
+func AtomicExch[T int32 | uint32 | uint64 | float32](t *Thread, b *Buffer[T], i int, v T) T {
+	return rmw(t, b, i, func(T) T { return v })
+}
+
+// AtomicMin is atomicMin(&b[i], v).
+func AtomicMin[T int32 | uint32 | int64 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
+	return rmw(t, b, i, func(old T) T { return min(old, v) })
+}
+
+// AtomicMax is atomicMax(&b[i], v).
+func AtomicMax[T int32 | uint32 | int64 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
+	return rmw(t, b, i, func(old T) T { return max(old, v) })
+}
+
+// AtomicInc is atomicInc(&b[i], limit): old >= limit ? 0 : old+1.
+func AtomicInc(t *Thread, b *Buffer[uint32], i int, limit uint32) uint32 {
+	return rmw(t, b, i, func(old uint32) uint32 {
+		if old >= limit {
+			return 0
+		}
+		return old + 1
+	})
+}
+
+// AtomicDec is atomicDec(&b[i], limit): (old == 0 || old > limit) ? limit : old-1.
+func AtomicDec(t *Thread, b *Buffer[uint32], i int, limit uint32) uint32 {
+	return rmw(t, b, i, func(old uint32) uint32 {
+		if old == 0 || old > limit {
+			return limit
+		}
+		return old - 1
+	})
+}
+
+// AtomicCAS is atomicCAS(&b[i], compare, v): writes v if the element equals
+// compare; returns the old value either way.
+func AtomicCAS[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, compare, v T) T {
+	return rmw(t, b, i, func(old T) T {
+		if old == compare {
+			return v
+		}
+		return old
+	})
+}
+
+// AtomicAnd is atomicAnd(&b[i], v).
+func AtomicAnd[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
+	return rmw(t, b, i, func(old T) T { return old & v })
+}
+
+// AtomicOr is atomicOr(&b[i], v).
+func AtomicOr[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
+	return rmw(t, b, i, func(old T) T { return old | v })
+}
+
+// AtomicXor is atomicXor(&b[i], v).
+func AtomicXor[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
+	return rmw(t, b, i, func(old T) T { return old ^ v })
+}
+
+// atomicStripes serialise atomics on global memory between parallel workers.
+var atomicStripes [256]sync.Mutex
+
+func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
+	if uint(i) >= uint(len(b.data)) {
+		t.badIndex(&b.mem, i, true)
+	}
+	w := t.w
+	w.stats.Atomics++
+	if w.l.opts.schedule == RandomOrder {
+		t.yield()
+	}
+	if w.l.opts.warpModel == Lockstep {
+		t.lockstepMeet()
+	}
+	if w.l.detect {
+		t.check(&b.mem, i, accAtomic)
+	}
+	var mu *sync.Mutex
+	if w.parallel && b.space == GlobalSpace {
+		mu = &atomicStripes[(uint(b.id)*131+uint(i))&255]
+		mu.Lock()
+	}
+	old := b.data[i]
+	nv := f(old)
+	b.data[i] = nv
+	if mu != nil {
+		mu.Unlock()
+	}
+	changed := nv != old
+	if w.l.detect {
+		t.syncAtomic(&b.mem, i)
+	}
+	if w.prof() {
+		w.profAtomic(&b.mem, i)
+	}
+	if changed {
+		w.progress++
+		t.spinDone()
+	} else {
+		// An atomic that changed nothing (a failed CAS, an exchange of the
+		// same value) is how spin loops look: let others run.
+		t.spinYield()
+	}
+	return old
+}
+
+// ThreadFence is __threadfence(): the thread's memory accesses before it are
+// seen by every thread of the device before its accesses after it. Paired
+// with atomics it makes release/acquire: fence then atomic write publishes
+// what came before the fence; atomic read then fence acquires it.
+func (t *Thread) ThreadFence() { t.fence(false) }
+
+// ThreadFenceBlock is __threadfence_block(): ThreadFence for the threads of
+// the caller's own block only.
+func (t *Thread) ThreadFenceBlock() { t.fence(true) }
+
+func (t *Thread) fence(blockScope bool) {
+	w := t.w
+	w.stats.Fences++
+	if w.l.opts.schedule == RandomOrder {
+		t.yield()
+	}
+	if w.l.detect {
+		t.hb.fence(blockScope)
+	}
+}

@@ -1,0 +1,106 @@
+package sim
+
+import "fmt"
+
+type barKind uint8
+
+const (
+	barPlain barKind = iota
+	barCount
+	barAnd
+	barOr
+)
+
+var barNames = [...]string{"SyncThreads", "SyncThreadsCount", "SyncThreadsAnd", "SyncThreadsOr"}
+
+// barrierState is the block's barrier in progress: who arrived, where, and
+// the predicate tally of the _count/_and/_or forms.
+type barrierState struct {
+	waiting int
+	site    site
+	cls     pcClass
+	kind    barKind
+	count   int
+	first   *Thread // first arrival, for divergence reports
+}
+
+// SyncThreads is __syncthreads(): it waits until every thread of the block
+// that has not exited has arrived, and orders every memory access before it
+// in any thread of the block before every access after it.
+func (t *Thread) SyncThreads() { t.barrier(barPlain, false) }
+
+// SyncThreadsCount is __syncthreads_count(pred): a barrier that returns the
+// number of threads of the block whose pred was true.
+func (t *Thread) SyncThreadsCount(pred bool) int { return t.barrier(barCount, pred) }
+
+// SyncThreadsAnd is __syncthreads_and(pred): true if pred was true for all.
+func (t *Thread) SyncThreadsAnd(pred bool) bool { return t.barrier(barAnd, pred) == t.barLive() }
+
+// SyncThreadsOr is __syncthreads_or(pred): true if pred was true for any.
+func (t *Thread) SyncThreadsOr(pred bool) bool { return t.barrier(barOr, pred) > 0 }
+
+// barLive is stashed by the release: how many threads took part.
+func (t *Thread) barLive() int { return int(t.collRes) }
+
+func (t *Thread) barrier(kind barKind, pred bool) int {
+	w := t.w
+	b := t.blk
+	cls := w.sites.caller()
+	s := cls.site
+	w.stats.Barriers++
+	bar := &b.bar
+	if bar.waiting == 0 {
+		bar.site, bar.cls, bar.kind, bar.count, bar.first = s, cls, kind, 0, t
+		if w.l.detect {
+			w.checkExitedPast(b, cls)
+		}
+	} else if bar.site != s || bar.kind != kind {
+		w.l.addFinding(Finding{Kind: BarrierDivergence,
+			Detail:   fmt.Sprintf("threads of block %v wait at different barriers", b.idx),
+			Current:  threadAccess(t, barNames[kind], s),
+			Previous: threadAccess(bar.first, barNames[bar.kind], bar.site)})
+	}
+	if pred {
+		bar.count++
+	}
+	bar.waiting++
+	t.state = stBarrier
+	t.waitSite = s
+	if w.l.detect {
+		t.hb.past = t.hb.past[:0]
+	}
+	if bar.waiting == b.live {
+		w.releaseBarrier(b)
+	} else if w.l.opts.warpModel == Lockstep {
+		w.lockstepCheck(b, t.warp)
+	}
+	t.suspend()
+	t.state = stRunning
+	return t.barCount
+}
+
+// releaseBarrier lets every waiting thread of b go, in threadIdx order (or
+// shuffled under RandomOrder), and starts the next barrier phase.
+func (w *worker) releaseBarrier(b *block) {
+	bar := &b.bar
+	n := bar.waiting
+	first := len(w.runq)
+	for k := range b.threads {
+		t := &b.threads[k]
+		if t.state != stBarrier {
+			continue
+		}
+		t.state = stRunnable
+		t.barCount = bar.count
+		t.collRes = uint64(n)
+		t.hb.phase++
+		w.runq = append(w.runq, t)
+	}
+	if w.l.opts.schedule == RandomOrder {
+		q := w.runq[first:]
+		w.rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
+	}
+	b.exitedNow = b.exitedNow[:0]
+	*bar = barrierState{}
+	w.progress++
+}

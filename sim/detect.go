@@ -1,0 +1,414 @@
+package sim
+
+import "fmt"
+
+// This file holds the detectors' per-access work: shadow memory, the
+// happens-before test, uninitialised reads, and the spin watch that keeps
+// launches from hanging. RATIONALE.md explains the algorithm.
+
+type accKind uint8
+
+const (
+	accRead accKind = iota
+	accWrite
+	accAtomic
+)
+
+// access is one recorded access in shadow memory: 16 bytes.
+type access struct {
+	gid   uint32 // global thread id + 1; 0 means none (or the host)
+	site  uint32 // site id; atomicBit marks an atomic
+	phase uint16 // block barrier phase of the thread at the access (mod 2^16)
+	wclk  uint16 // the lane's warp-sync clock at the access (mod 2^16)
+	clock uint32 // the thread's fence clock at the access
+}
+
+const atomicBit = 1 << 31
+
+// cell is the shadow of one element: the last write (or atomic) and the last
+// plain read. Keeping one read is FastTrack's epoch case without its
+// read-shared fallback: a race between two earlier readers and a later
+// writer is found for the later reader only. RATIONALE.md discusses it.
+type cell struct{ w, r access }
+
+// hbState is a thread's happens-before knowledge.
+type hbState struct {
+	phase              uint32           // barriers passed
+	known              [warpSize]uint32 // warp-sync clocks of the warp's lanes as this lane knows them; known[lane] is its own
+	clock              uint32           // fences executed
+	fenced, blockFence bool             // a fence since the last atomic: the next atomic releases
+	vc, pend           *vclock          // acquired knowledge; acquired but not yet fenced
+	past               []pastOp         // kernel lines executed since the last barrier
+}
+
+type pastOp struct{ fn, line int32 }
+
+func (h *hbState) reset() {
+	h.phase = 0
+	h.known = [warpSize]uint32{}
+	h.clock = 0
+	h.fenced, h.blockFence = false, false
+	h.vc, h.pend = nil, nil
+	h.past = h.past[:0]
+}
+
+func (h *hbState) notePast(c pcClass) {
+	for i := range h.past {
+		if h.past[i].fn == c.fn {
+			if c.line > h.past[i].line {
+				h.past[i].line = c.line
+			}
+			return
+		}
+	}
+	if len(h.past) < 8 {
+		h.past = append(h.past, pastOp{c.fn, c.line})
+	}
+}
+
+// vclock is sparse vector-clock knowledge acquired through atomics: for a
+// thread, the fence clock up to which its accesses are ordered before us;
+// for a block, the barrier phase below which all its accesses are.
+type vclock struct {
+	threads map[uint32]uint32
+	blocks  map[int]uint32
+}
+
+func newVClock() *vclock {
+	return &vclock{threads: map[uint32]uint32{}, blocks: map[int]uint32{}}
+}
+
+func (v *vclock) join(o *vclock) {
+	if o == nil {
+		return
+	}
+	for k, c := range o.threads {
+		if c > v.threads[k] {
+			v.threads[k] = c
+		}
+	}
+	for k, p := range o.blocks {
+		if p > v.blocks[k] {
+			v.blocks[k] = p
+		}
+	}
+}
+
+func (h *hbState) fence(blockScope bool) {
+	h.clock++
+	h.fenced = true
+	h.blockFence = blockScope
+	if h.pend != nil {
+		if h.vc == nil {
+			h.vc = newVClock()
+		}
+		h.vc.join(h.pend)
+		h.pend = nil
+	}
+}
+
+// syncVar is the release history of one element used as a synchronisation
+// variable (a lock word, a flag): what acquirers learn from it.
+type syncVar struct {
+	gpu   *vclock
+	block map[int]*vclock // releases by __threadfence_block, per block
+}
+
+type syncKey struct {
+	m *mem
+	i int
+}
+
+// syncAtomic applies an atomic's acquire (always) and release (after a fence).
+func (t *Thread) syncAtomic(m *mem, i int) {
+	l := t.w.l
+	h := &t.hb
+	key := syncKey{m, i}
+	sv := l.syncVars[key]
+	if sv != nil {
+		if h.pend == nil {
+			h.pend = newVClock()
+		}
+		h.pend.join(sv.gpu)
+		h.pend.join(sv.block[t.blk.linear])
+	}
+	if !h.fenced {
+		return
+	}
+	h.fenced = false
+	if l.syncVars == nil {
+		l.syncVars = map[syncKey]*syncVar{}
+	}
+	if sv == nil {
+		sv = &syncVar{gpu: newVClock()}
+		l.syncVars[key] = sv
+	}
+	dst := sv.gpu
+	if h.blockFence {
+		if sv.block == nil {
+			sv.block = map[int]*vclock{}
+		}
+		if dst = sv.block[t.blk.linear]; dst == nil {
+			dst = newVClock()
+			sv.block[t.blk.linear] = dst
+		}
+	}
+	dst.join(h.vc)
+	if h.clock > dst.threads[t.gid] {
+		dst.threads[t.gid] = h.clock
+	}
+	if h.phase > dst.blocks[t.blk.linear] {
+		dst.blocks[t.blk.linear] = h.phase
+	}
+}
+
+// ordered reports whether the recorded access a happens before the thread's
+// current point.
+func (t *Thread) ordered(a *access) bool {
+	if a.gid == 0 || a.gid == t.gid {
+		return true
+	}
+	l := t.w.l
+	g := int(a.gid - 1)
+	ublk := g / l.tpb
+	if ublk == t.blk.linear {
+		if uint16(t.hb.phase) != a.phase {
+			return true
+		}
+		ut := g % l.tpb
+		if ut/warpSize == t.warp && int16(uint16(t.hb.known[ut%warpSize])-a.wclk) > 0 {
+			return true
+		}
+	}
+	if vc := t.hb.vc; vc != nil {
+		if c, ok := vc.threads[a.gid]; ok && c > a.clock {
+			return true
+		}
+		if p, ok := vc.blocks[ublk]; ok && int16(uint16(p)-a.phase) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+var opNames = [...]string{"read", "write", "atomic"}
+
+func opOf(a *access, plainRead bool) string {
+	switch {
+	case a.site&atomicBit != 0:
+		return "atomic"
+	case plainRead:
+		return "read"
+	}
+	return "write"
+}
+
+// check runs the race and uninitialised-read detectors for one access.
+func (t *Thread) check(m *mem, i int, kind accKind) {
+	w := t.w
+	l := w.l
+	if m.space == GlobalSpace && m.shadowGen != l.gen {
+		if m.shadow == nil {
+			m.shadow = make([]cell, m.n)
+		} else {
+			clear(m.shadow)
+		}
+		m.shadowGen = l.gen
+	}
+	cls := w.sites.caller()
+	t.hb.notePast(cls)
+	me := access{gid: t.gid, site: uint32(cls.site), phase: uint16(t.hb.phase), wclk: uint16(t.hb.known[t.lane]), clock: t.hb.clock}
+	c := &m.shadow[i]
+	race := func(prev *access, prevRead bool) {
+		l.addFinding(Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
+			Current:  threadAccess(t, opNames[kind], cls.site),
+			Previous: l.accessOf(prev.gid, opOf(prev, prevRead), site(prev.site&^atomicBit))})
+	}
+	if kind != accWrite && !m.isInit(i) {
+		l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Index: i,
+			Detail:  "read before the host or any thread wrote it",
+			Current: threadAccess(t, opNames[kind], cls.site)})
+		m.setInit(i) // one report per element
+	}
+	switch kind {
+	case accRead:
+		if c.w.gid != 0 && !t.ordered(&c.w) {
+			race(&c.w, false)
+		}
+		c.r = me
+	case accWrite:
+		if c.w.gid != 0 && !t.ordered(&c.w) {
+			race(&c.w, false)
+		}
+		if c.r.gid != 0 && !t.ordered(&c.r) {
+			race(&c.r, true)
+		}
+		c.w, c.r = me, access{}
+		m.setInit(i)
+	case accAtomic:
+		me.site |= atomicBit
+		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !t.ordered(&c.w) {
+			race(&c.w, false)
+		}
+		if c.r.gid != 0 && !t.ordered(&c.r) {
+			race(&c.r, true)
+		}
+		c.w, c.r = me, access{}
+		m.setInit(i)
+	}
+}
+
+// warpSync orders the accesses of the lanes in mask before everything they
+// do next: each lane's clock advances and all of them learn what any of them
+// knew (so knowledge passes on through chains of collectives).
+func (w *worker) warpSync(b *block, first int, mask uint32) {
+	var join [warpSize]uint32
+	for m := mask; m != 0; m &= m - 1 {
+		lane := trailing(m)
+		h := &b.threads[first+lane].hb
+		h.known[lane]++
+		for k, v := range h.known {
+			if v > join[k] {
+				join[k] = v
+			}
+		}
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		b.threads[first+trailing(m)].hb.known = join
+	}
+}
+
+// exitCheck looks for a thread that passed by a barrier: it exits while (or
+// before) others wait at a SyncThreads, having executed kernel lines that
+// come after that barrier in the same function. A thread that returns before
+// reaching the barrier's line counts as arrived, as on Volta and later.
+func (w *worker) exitCheck(t *Thread) {
+	b := t.blk
+	info := exitInfo{t: t, past: append([]pastOp(nil), t.hb.past...)}
+	if b.bar.waiting > 0 {
+		w.checkPast(b, info, b.bar.cls)
+		return
+	}
+	b.exitedNow = append(b.exitedNow, info)
+}
+
+type exitInfo struct {
+	t    *Thread
+	past []pastOp
+}
+
+func (w *worker) checkExitedPast(b *block, bar pcClass) {
+	for _, e := range b.exitedNow {
+		w.checkPast(b, e, bar)
+	}
+}
+
+func (w *worker) checkPast(b *block, e exitInfo, bar pcClass) {
+	for _, p := range e.past {
+		if p.fn == bar.fn && p.line > bar.line {
+			w.l.addFinding(Finding{Kind: BarrierDivergence,
+				Detail: fmt.Sprintf("thread %v of block %v did not arrive at the barrier: it ran on to line %d and exited while others wait",
+					e.t.ThreadIdx, b.idx, p.line),
+				Current:  Access{Block: e.t.BlockIdx, Thread: e.t.ThreadIdx, Op: "exit", Site: fmt.Sprintf("line %d", p.line)},
+				Previous: threadAccess(b.bar.first, barNames[b.bar.kind], bar.site)})
+			return
+		}
+	}
+}
+
+// slowAccess is the part of Load and Store that runs only when the access
+// budget runs out: always with detection on, otherwise once every
+// defaultBudget accesses to look for spinning.
+func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
+	l := t.w.l
+	if l.detect {
+		t.check(m, i, kind)
+	}
+	if l.prof != nil {
+		t.w.profAccess(t, m, i, kind)
+	}
+	if t.watch > 0 {
+		t.spin.note(m.id, i, changed)
+		t.watch--
+		if t.watch == 0 {
+			t.ops = defaultBudget
+			if t.spin.looksStuck() {
+				t.spinYield()
+			}
+		}
+	} else {
+		if l.detect || l.prof != nil {
+			t.ops--
+		} else {
+			t.ops = 0
+		}
+		if t.ops <= 0 {
+			t.watch = watchOps
+			t.spin.reset()
+		}
+	}
+	if l.detect || l.prof != nil || t.watch > 0 {
+		t.budget = 0
+	} else {
+		t.budget = t.ops
+	}
+}
+
+// spinWatch observes a thread's accesses for a while: a thread that keeps
+// touching a handful of addresses without changing memory is spinning.
+type spinWatch struct {
+	addrs [8]struct {
+		m int32
+		i int
+	}
+	n        int
+	overflow bool
+	changed  bool
+}
+
+func (s *spinWatch) reset() { *s = spinWatch{} }
+
+func (s *spinWatch) note(m int32, i int, changed bool) {
+	s.changed = s.changed || changed
+	if s.overflow {
+		return
+	}
+	for k := 0; k < s.n; k++ {
+		if s.addrs[k].m == m && s.addrs[k].i == i {
+			return
+		}
+	}
+	if s.n == len(s.addrs) {
+		s.overflow = true
+		return
+	}
+	s.addrs[s.n] = struct {
+		m int32
+		i int
+	}{m, i}
+	s.n++
+}
+
+func (s *spinWatch) looksStuck() bool { return !s.overflow && !s.changed }
+
+// spinYield parks a thread that made no progress until others have run.
+func (t *Thread) spinYield() {
+	w := t.w
+	t.waitSite = w.sites.callerSite()
+	t.state = stSpinning
+	w.spinq = append(w.spinq, t)
+	if w.l.opts.warpModel == Lockstep {
+		t.blk.warps[t.warp].spinning |= 1 << t.lane
+	}
+	t.suspend()
+	t.state = stRunning
+}
+
+func trailing(m uint32) int {
+	n := 0
+	for m&1 == 0 {
+		m >>= 1
+		n++
+	}
+	return n
+}

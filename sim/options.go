@@ -1,0 +1,120 @@
+package sim
+
+// Schedule is the order in which the simulator runs threads between their
+// synchronisation points.
+type Schedule uint8
+
+const (
+	// NaturalOrder runs the blocks in blockIdx order and, within a block, each
+	// thread in threadIdx order until it blocks (at a barrier, a warp
+	// collective or a spin) or exits; released threads resume in threadIdx
+	// order. It is the default and the fastest.
+	NaturalOrder Schedule = iota
+	// RandomOrder draws, from the seed, which runnable thread goes next at
+	// every barrier, warp collective, atomic and fence, and the order in which
+	// a barrier releases its threads: one seed is one reproducible
+	// interleaving, and a sweep over seeds explores schedules.
+	RandomOrder
+)
+
+func (s Schedule) String() string {
+	if s == RandomOrder {
+		return "random"
+	}
+	return "natural"
+}
+
+// WarpModel is how the lanes of a warp may progress relative to each other.
+type WarpModel uint8
+
+const (
+	// Independent is the independent thread scheduling of every GPU since
+	// Volta (sm_70): each lane has its own program counter, lanes meet only at
+	// __syncwarp and the *_sync collectives, and a lane may wait for a
+	// warp-mate that holds a lock.
+	Independent WarpModel = iota
+	// Lockstep is the pre-Volta model: the lanes of a warp issue together, so
+	// lanes that diverge into a spin loop starve the warp-mates they wait for.
+	// Under it the simulator makes atomics warp-wide meeting points and holds
+	// back a lane while a warp-mate spins; a spin lock contended within a
+	// warp then deadlocks and is reported.
+	Lockstep
+)
+
+func (m WarpModel) String() string {
+	if m == Lockstep {
+		return "lockstep"
+	}
+	return "independent"
+}
+
+// Options are a launch's policies. The zero value is the default: natural
+// order, seed 0, detection on, one worker, independent warps. Options are
+// values: each With method returns a changed copy and leaves the receiver
+// alone, so a base Options can be shared and specialised freely.
+type Options struct {
+	seed        uint64
+	schedule    Schedule
+	noDetect    bool
+	workers     int
+	warpModel   WarpModel
+	sharedOptIn bool
+	maxStuck    int
+	profile     *Profile
+}
+
+// WithSeed sets the seed of the RandomOrder schedule.
+func (o Options) WithSeed(seed uint64) Options { o.seed = seed; return o }
+
+// WithSchedule sets the scheduling policy.
+func (o Options) WithSchedule(s Schedule) Options { o.schedule = s; return o }
+
+// WithDetection turns the race, barrier and uninitialised-read detectors on
+// or off. Out-of-bounds accesses, panics, collective mask errors and deadlock
+// are always reported: they cost nothing when absent.
+func (o Options) WithDetection(on bool) Options { o.noDetect = !on; return o }
+
+// WithWorkers runs blocks on n goroutines (n <= 0 means GOMAXPROCS). Each
+// worker runs whole blocks with its own scheduler, so everything inside a
+// block stays deterministic; what is not deterministic with n > 1 is the
+// interleaving of different blocks: the order of atomics on one address from
+// different blocks (and so float atomic sums), and the outcome of
+// cross-block races. Detection needs one view of all memory, so a launch
+// with detection on runs on one worker whatever n is.
+func (o Options) WithWorkers(n int) Options {
+	if n <= 0 {
+		n = -1
+	}
+	o.workers = n
+	return o
+}
+
+// WithWarpModel sets how lanes of a warp progress.
+func (o Options) WithWarpModel(m WarpModel) Options { o.warpModel = m; return o }
+
+// WithSharedOptIn allows dynamic shared memory above the 48 KiB default, up
+// to the device's opt-in maximum, as cudaFuncSetAttribute(...,
+// cudaFuncAttributeMaxDynamicSharedMemorySize, ...) does.
+func (o Options) WithSharedOptIn(on bool) Options { o.sharedOptIn = on; return o }
+
+// WithProfile makes the launch fill p with its counters and timeline.
+func (o Options) WithProfile(p *Profile) Options { o.profile = p; return o }
+
+// Seed, Schedule, Detection, Workers and WarpModel report the settings.
+func (o Options) Seed() uint64         { return o.seed }
+func (o Options) Schedule() Schedule   { return o.schedule }
+func (o Options) Detection() bool      { return !o.noDetect }
+func (o Options) Workers() int         { return o.workers }
+func (o Options) WarpModel() WarpModel { return o.warpModel }
+
+// Config is one launch's shape: kernel<<<Grid, Block, SharedBytes>>>.
+type Config struct {
+	Grid, Block Dim3
+	// SharedBytes is the dynamic shared memory per block (extern __shared__).
+	SharedBytes int
+	// Registers is the registers per thread the kernel needs, if known; it
+	// is checked against the device as CUDA checks it, and is used by the
+	// occupancy calculator. 0 means unknown and is not checked.
+	Registers int
+	Options   Options
+}

@@ -1,0 +1,534 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// errStopped unwinds a suspended kernel when its launch is torn down.
+var errStopped = errors.New("sim: launch torn down")
+
+// abortKernel unwinds the thread that hit a fatal finding (out of bounds);
+// the finding is already recorded.
+type abortKernel struct{}
+
+// launch is one kernel launch in flight: what all its workers share.
+type launch struct {
+	dev     *Device
+	kernel  Kernel
+	opts    Options
+	grid    Dim3
+	block   Dim3
+	tpb     int // threads per block
+	nblocks int
+	dynSh   int
+	gen     uint64
+	detect  bool
+	spec    *Spec
+
+	resident int // blocks one worker may hold at once
+
+	nextBlock atomic.Int64
+	aborted   atomic.Bool
+	progress  atomic.Uint64 // cross-worker progress, for parallel stuck checks
+
+	mu       sync.Mutex // guards findings and syncVars in parallel mode
+	findings findingSet
+	syncVars map[syncKey]*syncVar
+	prof     *Profile
+	stats    Counters
+}
+
+// coro is a pooled coroutine that runs threads: it starts the next
+// unstarted thread as a plain call, and only when a thread suspends does the
+// scheduler need another coroutine. Barrier-free kernels therefore run a
+// whole block on one coroutine with one switch.
+type coro struct {
+	next  func() (*Thread, bool)
+	stop  func()
+	yield func(*Thread) bool
+	dead  bool
+}
+
+// block is a resident block: its threads, warps, barrier and shared memory.
+// Blocks are recycled within a worker.
+type block struct {
+	idx       Dim3
+	linear    int
+	threads   []Thread
+	warps     []warp
+	started   int // threads started so far
+	live      int // threads started or not, not exited
+	bar       barrierState
+	static    []sharedArray
+	staticB   int
+	declared  int // static arrays declared in this block so far
+	dynamic   sharedArray
+	exitedNow []exitInfo // threads that exited in the current barrier phase (detection)
+}
+
+// worker runs blocks one after another (or a few at once, when threads spin
+// waiting for another block) on one goroutine.
+type worker struct {
+	l      *launch
+	pool   []*coro
+	all    []*coro
+	runq   []*Thread
+	runqHd int
+	spinq  []*Thread
+	blocks []*block // resident, in admission order
+	free   []*block
+	live   int // live threads over resident blocks
+
+	progress  uint64 // bumped by every change of memory or sync state
+	spinMark  uint64
+	stuck     int
+	rng       *rand.Rand
+	sites     siteCache
+	stats     Counters
+	parallel  bool
+	lastShare uint64
+}
+
+const (
+	defaultBudget = 4096 // accesses between spin checks
+	watchOps      = 64   // accesses observed by one spin check
+	maxStuck      = 64   // rounds of spinning without progress before deadlock
+)
+
+func (w *worker) newCoro() *coro {
+	c := &coro{}
+	c.next, c.stop = iter.Pull(func(yield func(*Thread) bool) {
+		c.yield = yield
+		for {
+			t := w.takeUnstarted()
+			if t == nil {
+				if !yield(nil) {
+					return
+				}
+				continue
+			}
+			t.co = c
+			if !w.runThread(t) {
+				return
+			}
+			if w.l.opts.schedule == RandomOrder {
+				// Let the scheduler choose again after every thread.
+				if !yield(t) {
+					return
+				}
+			}
+		}
+	})
+	w.all = append(w.all, c)
+	return c
+}
+
+// runThread calls the kernel for t, turning panics into findings. It reports
+// false when the launch is being torn down and the coroutine must end.
+func (w *worker) runThread(t *Thread) (ok bool) {
+	ok = true
+	defer func() {
+		if r := recover(); r != nil {
+			switch r {
+			case errStopped:
+				ok = false
+				return
+			case abortKernel{}:
+			default:
+				w.kernelPanic(t, r)
+			}
+			w.abort()
+		}
+		w.threadExit(t)
+	}()
+	t.state = stRunning
+	w.l.kernel(t)
+	return
+}
+
+func (w *worker) abort() { w.l.aborted.Store(true) }
+
+// takeUnstarted returns the next thread to start, in block admission order
+// and threadIdx order within a block.
+func (w *worker) takeUnstarted() *Thread {
+	if w.l.aborted.Load() {
+		return nil
+	}
+	for _, b := range w.blocks {
+		if b.started < len(b.threads) {
+			t := &b.threads[b.started]
+			b.started++
+			return t
+		}
+	}
+	return nil
+}
+
+func (w *worker) hasUnstarted() bool {
+	for _, b := range w.blocks {
+		if b.started < len(b.threads) {
+			return true
+		}
+	}
+	return false
+}
+
+// resume switches to c until it suspends a thread or runs out of work.
+func (w *worker) resume(c *coro) {
+	t, ok := c.next()
+	if !ok {
+		c.dead = true
+		return
+	}
+	if t == nil || t.state == stDone {
+		w.pool = append(w.pool, c)
+	}
+}
+
+func (w *worker) startLazy() {
+	var c *coro
+	if n := len(w.pool); n > 0 {
+		c = w.pool[n-1]
+		w.pool = w.pool[:n-1]
+	} else {
+		c = w.newCoro()
+	}
+	w.resume(c)
+}
+
+// popRunnable takes the next thread to resume, or nil to start a new thread.
+func (w *worker) popRunnable() *Thread {
+	n := len(w.runq) - w.runqHd
+	if n == 0 {
+		return nil
+	}
+	i := w.runqHd
+	if w.l.opts.schedule == RandomOrder {
+		k := n
+		if w.hasUnstarted() {
+			k++
+		}
+		r := w.rng.IntN(k)
+		if r == n {
+			return nil
+		}
+		i += r
+		w.runq[i], w.runq[w.runqHd] = w.runq[w.runqHd], w.runq[i]
+		i = w.runqHd
+	}
+	t := w.runq[i]
+	w.runq[i] = nil
+	w.runqHd++
+	if w.runqHd == len(w.runq) {
+		w.runq = w.runq[:0]
+		w.runqHd = 0
+	}
+	return t
+}
+
+// run executes blocks until the launch has none left or is aborted.
+func (w *worker) run() {
+	defer w.shutdown()
+	for !w.l.aborted.Load() {
+		if w.live == 0 {
+			if !w.admit() {
+				return
+			}
+			continue
+		}
+		if t := w.popRunnable(); t != nil {
+			w.resume(t.co)
+			continue
+		}
+		if w.hasUnstarted() {
+			w.startLazy()
+			continue
+		}
+		if w.spinRound() {
+			continue
+		}
+		w.deadlock()
+		return
+	}
+}
+
+// spinRound gives spinning threads another turn while anything changes. It
+// reports false when nothing can make progress any more: a deadlock or
+// livelock.
+func (w *worker) spinRound() bool {
+	if len(w.spinq) == 0 {
+		return false
+	}
+	if w.progress != w.spinMark {
+		w.spinMark = w.progress
+		w.stuck = 0
+	} else {
+		w.stuck++
+	}
+	if w.parallel && w.stuck > 2 {
+		// Another worker may be about to release us.
+		if g := w.l.progress.Load(); g != w.lastShare {
+			w.lastShare = g
+			w.stuck = 0
+		} else if w.stuck > maxStuck {
+			if !w.waitForOthers() {
+				goto stuck
+			}
+			w.stuck = 0
+		} else {
+			runtime.Gosched()
+		}
+	}
+	if w.stuck >= 2 && w.admitMore() {
+		w.stuck = 0
+	}
+stuck:
+	if w.stuck > maxStuck {
+		return false
+	}
+	for _, t := range w.spinq {
+		t.state = stRunnable
+		w.runq = append(w.runq, t)
+	}
+	w.spinq = w.spinq[:0]
+	return true
+}
+
+// waitForOthers waits up to 200ms for another worker to make progress.
+func (w *worker) waitForOthers() bool {
+	start := w.l.progress.Load()
+	for i := 0; i < 200; i++ {
+		time.Sleep(time.Millisecond)
+		if w.l.progress.Load() != start || w.l.aborted.Load() {
+			w.lastShare = w.l.progress.Load()
+			return true
+		}
+	}
+	return false
+}
+
+// admitMore makes another block resident while spinning threads may be
+// waiting for it, up to the number of blocks the device could hold.
+func (w *worker) admitMore() bool {
+	if len(w.blocks) >= w.l.resident {
+		return false
+	}
+	return w.admit()
+}
+
+// admit makes the launch's next block resident on this worker.
+func (w *worker) admit() bool {
+	l := w.l
+	i := int(l.nextBlock.Add(1) - 1)
+	if i >= l.nblocks {
+		return false
+	}
+	var b *block
+	if n := len(w.free); n > 0 {
+		b = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		b = w.newBlock()
+	}
+	w.resetBlock(b, i)
+	w.blocks = append(w.blocks, b)
+	w.live += len(b.threads)
+	w.progress++
+	return true
+}
+
+func (w *worker) newBlock() *block {
+	l := w.l
+	b := &block{threads: make([]Thread, l.tpb), warps: make([]warp, (l.tpb+warpSize-1)/warpSize)}
+	for i := range b.warps {
+		n := l.tpb - i*warpSize
+		if n > warpSize {
+			n = warpSize
+		}
+		b.warps[i].present = uint32(uint64(1)<<n - 1)
+	}
+	return b
+}
+
+// resetBlock prepares a recycled block for block number i, field by field:
+// a Thread literal per thread would cost twice as much.
+func (w *worker) resetBlock(b *block, i int) {
+	l := w.l
+	b.linear = i
+	b.idx = l.grid.unlinear(i)
+	b.started = 0
+	b.live = len(b.threads)
+	b.bar = barrierState{}
+	b.exitedNow = b.exitedNow[:0]
+	b.staticB = 0
+	b.declared = 0
+	for k := range b.static {
+		b.static[k].reset(l.detect)
+	}
+	if b.dynamic != nil {
+		b.dynamic.reset(l.detect)
+	}
+	for k := range b.warps {
+		b.warps[k].reset()
+	}
+	budget := defaultBudget
+	if l.detect {
+		budget = 0
+	}
+	base := uint32(i*l.tpb) + 1
+	for k := range b.threads {
+		t := &b.threads[k]
+		t.ThreadIdx = l.block.unlinear(k)
+		t.BlockIdx = b.idx
+		t.BlockDim = l.block
+		t.GridDim = l.grid
+		t.tid = k
+		t.gid = base + uint32(k)
+		t.lane = k & (warpSize - 1)
+		t.warp = k / warpSize
+		t.state = stUnstarted
+		t.budget = budget
+		t.ops = defaultBudget
+		t.watch = 0
+		t.blk = b
+		t.w = w
+		t.co = nil
+		t.waitSite = 0
+		t.shDecl = 0
+		if l.detect {
+			t.hb.reset()
+		}
+	}
+}
+
+// threadExit retires t: the block's barrier may now be complete, and when
+// the whole block is done it is recycled.
+func (w *worker) threadExit(t *Thread) {
+	t.state = stDone
+	b := t.blk
+	b.live--
+	w.live--
+	w.progress++
+	w.stats.Threads++
+	if w.l.detect {
+		w.exitCheck(t)
+	}
+	w.warpExit(t)
+	if b.bar.waiting > 0 && b.bar.waiting == b.live {
+		w.releaseBarrier(b)
+	}
+	if b.live == 0 {
+		w.retire(b)
+	}
+}
+
+func (w *worker) retire(b *block) {
+	for i, x := range w.blocks {
+		if x == b {
+			w.blocks = append(w.blocks[:i], w.blocks[i+1:]...)
+			break
+		}
+	}
+	w.stats.Blocks++
+	w.free = append(w.free, b)
+	if w.parallel {
+		w.l.progress.Add(1)
+	}
+}
+
+// shutdown stops every coroutine, unwinding kernels still suspended after
+// an abort or a deadlock.
+func (w *worker) shutdown() {
+	for _, c := range w.all {
+		if !c.dead {
+			c.stop()
+			c.dead = true
+		}
+	}
+	w.all = nil
+	w.pool = nil
+}
+
+// deadlock reports every live thread and where it waits.
+func (w *worker) deadlock() {
+	f := Finding{Kind: Deadlock}
+	spinning := false
+	for _, b := range w.blocks {
+		for k := range b.threads {
+			t := &b.threads[k]
+			if t.state == stDone {
+				continue
+			}
+			ws := WaitingThread{Block: t.BlockIdx, Thread: t.ThreadIdx, Site: t.waitSite.String()}
+			switch t.state {
+			case stBarrier:
+				ws.At = "SyncThreads"
+			case stWarp:
+				ws.At = "warp collective"
+				if c := b.warps[t.warp].pendingOf(t.lane); c != nil {
+					ws.At = fmt.Sprintf("%s (mask %#08x, waiting for lanes %s)", c.kind, c.mask, laneList(c.mask&^c.arrived))
+				}
+			case stSpinning, stRunnable:
+				ws.At = "spinning without progress"
+				spinning = true
+			case stLockstep:
+				ws.At = "held back: lockstep warp-mates spin"
+			case stUnstarted:
+				ws.At = "not started"
+			}
+			f.Waiting = append(f.Waiting, ws)
+		}
+	}
+	if spinning {
+		f.Detail = "livelock: threads spin on memory that no thread will change"
+	} else {
+		f.Detail = "no thread can make progress"
+	}
+	if w.l.opts.warpModel == Lockstep {
+		f.Detail += " (lockstep warp model)"
+	}
+	w.l.addFinding(f)
+	w.abort()
+}
+
+// Run the launch's blocks on the configured workers.
+func (l *launch) run() {
+	n := l.opts.workers
+	if n < 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	if n <= 1 || l.detect || l.nblocks == 1 {
+		w := l.newWorker(false)
+		w.run()
+		l.mergeStats(w)
+		return
+	}
+	if n > l.nblocks {
+		n = l.nblocks
+	}
+	var wg sync.WaitGroup
+	ws := make([]*worker, n)
+	for i := range ws {
+		ws[i] = l.newWorker(true)
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			w.run()
+		}(ws[i])
+	}
+	wg.Wait()
+	for _, w := range ws {
+		l.mergeStats(w)
+	}
+}
+
+func (l *launch) newWorker(parallel bool) *worker {
+	return &worker{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d))}
+}

@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// sharedArray is a block's shared array, whatever its element type.
+type sharedArray interface {
+	reset(detect bool)
+	base() *mem
+}
+
+func (b *Buffer[T]) reset(detect bool) {
+	clear(b.data)
+	clear(b.init)
+	b.initAll = false
+	if detect {
+		if b.shadow == nil {
+			b.shadow = make([]cell, len(b.data))
+		} else {
+			clear(b.shadow)
+		}
+	}
+}
+
+func (b *Buffer[T]) base() *mem { return &b.mem }
+
+// Shared returns the block's static shared array `__shared__ T name[n]`.
+//
+// Every thread of a block that calls Shared gets the same array; a new block
+// gets a fresh one, zero-filled but uninitialised for the detector (reading
+// it before a write is reported). Threads must declare their shared arrays
+// in the same order, as CUDA's static declarations guarantee: the k-th call
+// in each thread names the block's k-th array. Call it at the top of the
+// kernel, unconditionally, like a __shared__ declaration; a call whose name,
+// type or length differs from the other threads' k-th call is reported.
+func Shared[T Elem](t *Thread, name string, n int) *Buffer[T] {
+	b := t.blk
+	k := t.shDecl
+	t.shDecl++
+	if k < b.declared {
+		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
+			return arr
+		}
+		t.sharedError(fmt.Sprintf("shared declaration #%d is %q [%d]%T here but %q [%d] in the thread that declared it first",
+			k+1, name, n, *new(T), b.static[k].base().name, b.static[k].base().n))
+	}
+	// First declaration of array k in this block: reuse the array of an
+	// earlier block when it has the same shape.
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	spec := t.w.l.spec
+	if n < 0 {
+		t.sharedError(fmt.Sprintf("shared array %q has negative length %d", name, n))
+	}
+	if b.staticB+n*size > spec.SharedPerBlock {
+		t.sharedError(fmt.Sprintf("static shared memory of %d bytes exceeds the %d-byte limit per block (cudaErrorLaunchOutOfResources)", b.staticB+n*size, spec.SharedPerBlock))
+	}
+	if b.staticB+n*size+t.w.l.dynSh > spec.SharedPerBlockOptin {
+		t.sharedError(fmt.Sprintf("static %d + dynamic %d bytes of shared memory exceed the %d-byte limit per block", b.staticB+n*size, t.w.l.dynSh, spec.SharedPerBlockOptin))
+	}
+	b.declared++
+	b.staticB += n * size
+	if k < len(b.static) {
+		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
+			return arr
+		}
+		arr := newSharedBuffer[T](name, n, t.w.l.detect)
+		b.static[k] = arr
+		return arr
+	}
+	arr := newSharedBuffer[T](name, n, t.w.l.detect)
+	b.static = append(b.static, arr)
+	return arr
+}
+
+// DynamicShared returns the block's dynamic shared memory (`extern
+// __shared__ T name[]`), sized by the launch's SharedBytes: its length is
+// SharedBytes / sizeof(T). Every call in a launch must use one element type.
+func DynamicShared[T Elem](t *Thread, name string) *Buffer[T] {
+	b := t.blk
+	if b.dynamic != nil {
+		if arr, ok := b.dynamic.(*Buffer[T]); ok {
+			arr.name = name
+			return arr
+		}
+		t.sharedError(fmt.Sprintf("dynamic shared memory viewed as %T here but as another type elsewhere", *new(T)))
+	}
+	var zero T
+	arr := newSharedBuffer[T](name, t.w.l.dynSh/int(unsafe.Sizeof(zero)), t.w.l.detect)
+	b.dynamic = arr
+	return arr
+}
+
+func newSharedBuffer[T Elem](name string, n int, detect bool) *Buffer[T] {
+	var zero T
+	arr := &Buffer[T]{data: make([]T, n)}
+	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n,
+		init: make([]uint64, (n+63)/64)}
+	if detect {
+		arr.shadow = make([]cell, n)
+	}
+	return arr
+}
+
+func (t *Thread) sharedError(msg string) {
+	t.w.l.addFinding(Finding{Kind: InvalidShared, Detail: msg,
+		Current: threadAccess(t, "declare", t.w.sites.callerSite())})
+	panic(abortKernel{})
+}

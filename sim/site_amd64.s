@@ -1,0 +1,26 @@
+#include "textflag.h"
+
+// func framePCs(pcs *[maxFrames]uintptr) int
+//
+// Walks the frame-pointer chain starting at the caller's frame and stores up
+// to maxFrames return addresses. The function has no frame of its own, so BP
+// still holds the caller's frame pointer: 8(BP) is the caller's return
+// address and 0(BP) the next frame pointer. Go keeps this chain valid and
+// ends it with 0 (the execution tracer relies on the same walk).
+TEXT ·framePCs(SB),NOSPLIT,$0-16
+	MOVQ pcs+0(FP), DI
+	MOVQ BP, AX
+	XORQ CX, CX
+loop:
+	CMPQ CX, $8
+	JGE  done
+	TESTQ AX, AX
+	JZ   done
+	MOVQ 8(AX), DX
+	MOVQ DX, (DI)(CX*8)
+	MOVQ 0(AX), AX
+	INCQ CX
+	JMP  loop
+done:
+	MOVQ CX, ret+8(FP)
+	RET

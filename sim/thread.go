@@ -1,0 +1,107 @@
+package sim
+
+// Kernel is the body one CUDA thread runs: a __global__ function. The
+// simulator calls it once for every thread of the grid. Kernel arguments are
+// captured by the closure:
+//
+//	func add(a, b, c *sim.Buffer[float32], n int) sim.Kernel {
+//		return func(t *sim.Thread) {
+//			if i := t.GlobalX(); i < n {
+//				c.Store(t, i, a.Load(t, i)+b.Load(t, i))
+//			}
+//		}
+//	}
+type Kernel func(t *Thread)
+
+type threadState uint8
+
+const (
+	stUnstarted threadState = iota
+	stRunning
+	stRunnable // suspended, in the run queue
+	stSpinning // suspended after making no progress, in the spin queue
+	stBarrier  // waiting at SyncThreads
+	stWarp     // waiting at a warp collective
+	stLockstep // held back by the lockstep warp model
+	stDone
+)
+
+// Thread is one simulated CUDA thread, passed to the kernel. Its exported
+// fields are CUDA's built-in variables; read them, never write them.
+// A Thread is only valid inside the kernel call it was passed to.
+type Thread struct {
+	ThreadIdx Dim3 // threadIdx
+	BlockIdx  Dim3 // blockIdx
+	BlockDim  Dim3 // blockDim
+	GridDim   Dim3 // gridDim
+
+	tid   int    // linear index in the block
+	gid   uint32 // linear index in the grid, plus one (0 is the host)
+	lane  int
+	warp  int
+	state threadState
+
+	budget int // accesses left before the slow path runs
+	ops    int // accesses left before the next spin check
+	watch  int // accesses left in the current spin check
+	spin   spinWatch
+
+	blk *block
+	w   *worker
+	co  *coro
+
+	waitSite site // where the thread is blocked, for deadlock reports
+	shDecl   int  // static shared arrays declared so far
+
+	// results handed back by a barrier or collective
+	barCount int
+	collRes  uint64
+
+	hb hbState // detection: happens-before knowledge
+}
+
+// LaneID is the thread's lane within its warp (threadIdx linearised mod 32).
+func (t *Thread) LaneID() int { return t.lane }
+
+// WarpID is the thread's warp within its block.
+func (t *Thread) WarpID() int { return t.warp }
+
+// LinearThreadIdx is threadIdx linearised as CUDA numbers threads:
+// x + y*blockDim.x + z*blockDim.x*blockDim.y.
+func (t *Thread) LinearThreadIdx() int { return t.tid }
+
+// GlobalX is blockIdx.x*blockDim.x + threadIdx.x (Numba's cuda.grid(1)).
+func (t *Thread) GlobalX() int { return t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X }
+
+// GlobalY is blockIdx.y*blockDim.y + threadIdx.y.
+func (t *Thread) GlobalY() int { return t.BlockIdx.Y*t.BlockDim.Y + t.ThreadIdx.Y }
+
+// GlobalZ is blockIdx.z*blockDim.z + threadIdx.z.
+func (t *Thread) GlobalZ() int { return t.BlockIdx.Z*t.BlockDim.Z + t.ThreadIdx.Z }
+
+// GridStrideX is blockDim.x*gridDim.x, the stride of a grid-stride loop
+// (Numba's cuda.gridsize(1)).
+func (t *Thread) GridStrideX() int { return t.BlockDim.X * t.GridDim.X }
+
+// WarpSize is 32.
+func (t *Thread) WarpSize() int { return warpSize }
+
+const warpSize = 32
+
+// suspend parks the thread's coroutine until the scheduler resumes it. The
+// caller has already put the thread where it will be found (run queue,
+// barrier, collective). If the launch is being torn down, the kernel's stack
+// unwinds with errStopped.
+func (t *Thread) suspend() {
+	if !t.co.yield(t) {
+		panic(errStopped)
+	}
+}
+
+// yield puts the thread at the back of the run queue and lets others run.
+func (t *Thread) yield() {
+	t.state = stRunnable
+	t.w.runq = append(t.w.runq, t)
+	t.suspend()
+	t.state = stRunning
+}

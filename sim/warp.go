@@ -1,0 +1,331 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+)
+
+type collKind uint8
+
+const (
+	collShfl collKind = iota
+	collShflUp
+	collShflDown
+	collShflXor
+	collBallot
+	collAny
+	collAll
+	collSyncWarp
+	collMatchAny
+)
+
+var collNames = [...]string{"ShflSync", "ShflUpSync", "ShflDownSync", "ShflXorSync", "BallotSync", "AnySync", "AllSync", "SyncWarp", "MatchAnySync"}
+
+func (k collKind) String() string { return collNames[k] }
+
+// collective is a warp collective in progress: the lanes named in mask
+// deposit their operands, and the last to arrive computes every result.
+type collective struct {
+	kind    collKind
+	mask    uint32
+	arrived uint32
+	width   int
+	site    site
+	first   *Thread
+	vals    [warpSize]uint64
+	args    [warpSize]int32
+}
+
+// warp is the per-warp state of a block.
+type warp struct {
+	present uint32 // lanes that exist (the last warp of a block may be partial)
+	exited  uint32
+	pending []*collective
+	spare   []*collective
+
+	// lockstep model
+	spinning uint32 // lanes whose last atomic changed nothing
+	held     uint32 // lanes held back while warp-mates spin
+	meet     uint32 // lanes waiting at an atomic meeting point
+}
+
+func (wp *warp) reset() {
+	wp.exited, wp.spinning, wp.held, wp.meet = 0, 0, 0, 0
+	for _, c := range wp.pending {
+		wp.spare = append(wp.spare, c)
+	}
+	wp.pending = wp.pending[:0]
+}
+
+func (wp *warp) pendingOf(lane int) *collective {
+	for _, c := range wp.pending {
+		if c.arrived&(1<<lane) != 0 {
+			return c
+		}
+	}
+	return nil
+}
+
+func laneList(m uint32) string {
+	var parts []string
+	for m != 0 {
+		lo := bits.TrailingZeros32(m)
+		hi := lo
+		for hi+1 < 32 && m&(1<<(hi+1)) != 0 {
+			hi++
+		}
+		if lo == hi {
+			parts = append(parts, fmt.Sprint(lo))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", lo, hi))
+		}
+		m &^= uint32((uint64(1)<<(hi+1) - 1) &^ (uint64(1)<<lo - 1))
+	}
+	return strings.Join(parts, ",")
+}
+
+// collective runs one warp collective for t and returns its result bits.
+func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, width int) uint64 {
+	w := t.w
+	w.stats.Collectives++
+	wp := &t.blk.warps[t.warp]
+	s := w.sites.callerSite()
+	bit := uint32(1) << t.lane
+	fatal := func(detail string) {
+		w.l.addFinding(Finding{Kind: WarpDivergence, Detail: detail, Current: threadAccess(t, kind.String(), s)})
+		w.l.markFatal()
+		panic(abortKernel{})
+	}
+	if mask&bit == 0 {
+		fatal(fmt.Sprintf("lane %d calls %s with mask %#08x that does not include itself", t.lane, kind, mask))
+	}
+	if miss := mask &^ wp.present; miss != 0 {
+		fatal(fmt.Sprintf("mask %#08x names lanes %s that do not exist (block of %d threads)", mask, laneList(miss), t.w.l.tpb))
+	}
+	if gone := mask & wp.exited; gone != 0 {
+		fatal(fmt.Sprintf("mask %#08x names lanes %s of warp %d that have exited", mask, laneList(gone), t.warp))
+	}
+	if width <= 0 || width > warpSize || width&(width-1) != 0 {
+		w.l.addFinding(Finding{Kind: InvalidShuffle, Detail: fmt.Sprintf("width %d is not a power of two in [1,32]", width),
+			Current: threadAccess(t, kind.String(), s)})
+		width = warpSize
+	}
+	var c *collective
+	for _, p := range wp.pending {
+		if p.mask == mask {
+			c = p
+			break
+		}
+	}
+	if c == nil {
+		if n := len(wp.spare); n > 0 {
+			c = wp.spare[n-1]
+			wp.spare = wp.spare[:n-1]
+		} else {
+			c = new(collective)
+		}
+		c.kind, c.mask, c.arrived, c.width, c.site, c.first = kind, mask, 0, width, s, t
+		wp.pending = append(wp.pending, c)
+	} else if c.kind != kind || c.width != width {
+		fatal(fmt.Sprintf("lanes of warp %d meet with mask %#08x in different collectives: %s (width %d) at %s and %s (width %d) here",
+			t.warp, mask, c.kind, c.width, c.site, kind, width))
+	}
+	c.vals[t.lane] = val
+	c.args[t.lane] = arg
+	c.arrived |= bit
+	if c.arrived == c.mask {
+		w.completeCollective(t.blk, wp, c)
+		if mask == bit {
+			return t.collRes
+		}
+	}
+	t.state = stWarp
+	t.waitSite = s
+	t.suspend()
+	t.state = stRunning
+	return t.collRes
+}
+
+// completeCollective computes every lane's result and wakes the lanes.
+func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
+	first := (c.first.warp) * warpSize
+	width := c.width
+	for m := c.mask; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		t := &b.threads[first+lane]
+		var r uint64
+		seg := lane &^ (width - 1)
+		src := -1
+		switch c.kind {
+		case collShfl:
+			src = seg + int(c.args[lane])&(width-1)
+		case collShflUp:
+			if lane-seg >= int(c.args[lane]) {
+				src = lane - int(c.args[lane])
+			} else {
+				src = lane
+			}
+		case collShflDown:
+			if lane-seg+int(c.args[lane]) < width {
+				src = lane + int(c.args[lane])
+			} else {
+				src = lane
+			}
+		case collShflXor:
+			src = lane ^ int(c.args[lane]&31)
+			if src >= seg+width {
+				src = lane
+			}
+		case collBallot:
+			for mm := c.mask; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				if c.vals[l] != 0 {
+					r |= 1 << l
+				}
+			}
+		case collAny:
+			for mm := c.mask; mm != 0; mm &= mm - 1 {
+				if c.vals[bits.TrailingZeros32(mm)] != 0 {
+					r = 1
+				}
+			}
+		case collAll:
+			r = 1
+			for mm := c.mask; mm != 0; mm &= mm - 1 {
+				if c.vals[bits.TrailingZeros32(mm)] == 0 {
+					r = 0
+				}
+			}
+		case collMatchAny:
+			for mm := c.mask; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				if c.vals[l] == c.vals[lane] {
+					r |= 1 << l
+				}
+			}
+		}
+		if src >= 0 {
+			if src >= warpSize || c.mask&(1<<src) == 0 {
+				w.l.addFinding(Finding{Kind: InvalidShuffle,
+					Detail:  fmt.Sprintf("lane %d reads lane %d, which is not in mask %#08x: the value is undefined on hardware", lane, src, c.mask),
+					Current: threadAccess(t, c.kind.String(), c.site)})
+				src = lane
+			}
+			r = c.vals[src]
+		}
+		t.collRes = r
+		if t.state == stWarp {
+			t.state = stRunnable
+			w.runq = append(w.runq, t)
+		}
+	}
+	if w.l.detect {
+		w.warpSync(b, first, c.mask)
+	}
+	for i, p := range wp.pending {
+		if p == c {
+			wp.pending = append(wp.pending[:i], wp.pending[i+1:]...)
+			break
+		}
+	}
+	wp.spare = append(wp.spare, c)
+	w.progress++
+}
+
+// warpExit marks t's lane exited and fails any collective still waiting for it.
+func (w *worker) warpExit(t *Thread) {
+	wp := &t.blk.warps[t.warp]
+	bit := uint32(1) << t.lane
+	wp.exited |= bit
+	if w.l.opts.warpModel == Lockstep {
+		wp.spinning &^= bit
+		w.lockstepCheck(t.blk, t.warp)
+	}
+	for _, c := range wp.pending {
+		if c.mask&bit != 0 && c.arrived&bit == 0 {
+			w.l.addFinding(Finding{Kind: WarpDivergence,
+				Detail:   fmt.Sprintf("lane %d exited without reaching %s with mask %#08x; lanes %s wait for it", t.lane, c.kind, c.mask, laneList(c.arrived)),
+				Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit"},
+				Previous: threadAccess(c.first, c.kind.String(), c.site)})
+			w.l.markFatal()
+			w.abort()
+			return
+		}
+	}
+}
+
+func boolBits(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// SyncWarp is __syncwarp(mask): the lanes in mask wait for each other, and
+// their memory accesses before it are ordered before those after it.
+func (t *Thread) SyncWarp(mask uint32) { t.collective(collSyncWarp, mask, 0, 0, warpSize) }
+
+// BallotSync is __ballot_sync(mask, pred): bit i is set if lane i is in mask
+// and its pred is true.
+func (t *Thread) BallotSync(mask uint32, pred bool) uint32 {
+	return uint32(t.collective(collBallot, mask, boolBits(pred), 0, warpSize))
+}
+
+// AnySync is __any_sync(mask, pred).
+func (t *Thread) AnySync(mask uint32, pred bool) bool {
+	return t.collective(collAny, mask, boolBits(pred), 0, warpSize) != 0
+}
+
+// AllSync is __all_sync(mask, pred).
+func (t *Thread) AllSync(mask uint32, pred bool) bool {
+	return t.collective(collAll, mask, boolBits(pred), 0, warpSize) != 0
+}
+
+// ActiveMask is __activemask(): the lanes of the warp that have not exited.
+// (On hardware it is the lanes converged at the call, which no program may
+// rely on; the simulator's answer is the largest set hardware could give.)
+func (t *Thread) ActiveMask() uint32 {
+	wp := &t.blk.warps[t.warp]
+	return wp.present &^ wp.exited
+}
+
+func widthOf(width []int) int {
+	if len(width) > 0 {
+		return width[0]
+	}
+	return warpSize
+}
+
+// ShflSync is __shfl_sync(mask, v, srcLane, width=32): lane srcLane's v,
+// within segments of width lanes. width is optional.
+func ShflSync[T Elem](t *Thread, mask uint32, v T, srcLane int, width ...int) T {
+	return fromBits[T](t.collective(collShfl, mask, bitsOf(v), int32(srcLane), widthOf(width)))
+}
+
+// ShflUpSync is __shfl_up_sync(mask, v, delta, width=32): the v of the lane
+// delta below, or the caller's own v in the segment's first delta lanes.
+func ShflUpSync[T Elem](t *Thread, mask uint32, v T, delta int, width ...int) T {
+	return fromBits[T](t.collective(collShflUp, mask, bitsOf(v), int32(delta), widthOf(width)))
+}
+
+// ShflDownSync is __shfl_down_sync(mask, v, delta, width=32): the v of the
+// lane delta above, or the caller's own v in the segment's last delta lanes.
+func ShflDownSync[T Elem](t *Thread, mask uint32, v T, delta int, width ...int) T {
+	return fromBits[T](t.collective(collShflDown, mask, bitsOf(v), int32(delta), widthOf(width)))
+}
+
+// ShflXorSync is __shfl_xor_sync(mask, v, laneMask, width=32): the v of lane
+// (lane ^ laneMask); reaching into a later segment returns the caller's own v.
+func ShflXorSync[T Elem](t *Thread, mask uint32, v T, laneMask int, width ...int) T {
+	return fromBits[T](t.collective(collShflXor, mask, bitsOf(v), int32(laneMask), widthOf(width)))
+}
+
+// MatchAnySync is __match_any_sync(mask, v): the lanes of mask whose v
+// equals the caller's.
+func MatchAnySync[T Elem](t *Thread, mask uint32, v T) uint32 {
+	return uint32(t.collective(collMatchAny, mask, bitsOf(v), 0, warpSize))
+}
+
+// FullMask names all 32 lanes (0xffffffff).
+const FullMask uint32 = 0xffffffff
