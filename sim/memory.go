@@ -250,3 +250,6 @@ func fromBits[T Elem](u uint64) T {
 	}
 	return v
 }
+
+// SetName renames the buffer, as findings print it.
+func (b *Buffer[T]) SetName(name string) { b.name = name }

@@ -1,0 +1,141 @@
+package kernels
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// Case is one problem instance: inputs in host memory plus the launch shape.
+type Case struct {
+	N      int   // problem size (elements, or matrix side, as the kernel's doc says)
+	Block  int   // threads per block along x (0: the kernel's default)
+	Params []int // extra integer parameters (e.g. M, K for matmul, stride for copy)
+	Inputs []any // host slices: []float32, []int32, []uint8, ...
+}
+
+// Result is a driver's or reference's output: host slices in a fixed order.
+type Result []any
+
+// Rule is how a backend's result is compared with the reference (and, in
+// parity/, with another backend's).
+type Rule struct {
+	// MaxULP is the largest allowed distance in units in the last place for
+	// float elements; 0 means bit-exact. Integer elements are always exact.
+	MaxULP uint64
+	// RelTol, if non-zero, also accepts |a-b| <= RelTol*max(|a|,|b|) (float
+	// sums whose association order is not fixed, e.g. float atomics).
+	RelTol float64
+	// Why states the reason for a non-exact rule.
+	Why string
+}
+
+// Kernel is one registry entry: a parallel pattern with its device
+// functions, host driver, CPU reference and input generator, in the manner of
+// go/analysis's Analyzer values.
+type Kernel struct {
+	Name string // unique, snake_case: the CUDA twin is cuda/kernels/<Name>.cu
+	Doc  string // first line is the summary `gpusim list` prints
+	Seed string // seed file it is ported from, e.g. "000"
+
+	// Funcs are the device entry points the driver launches.
+	Funcs []*Func
+	// Run is the host driver: allocations, copies and launches, written
+	// against Backend only.
+	Run func(b Backend, c Case) (Result, error)
+	// Reference computes the expected Result on the CPU, following the
+	// kernel's own operation order where the Rule is exact.
+	Reference func(c Case) Result
+	// Generate makes a random Case of about size n with block size block
+	// (0: default).
+	Generate func(r *rand.Rand, n, block int) Case
+	// Rule is the comparison rule.
+	Rule Rule
+	// Blocks lists the legal block sizes (nil: any multiple of 32 up to 1024).
+	Blocks []int
+	// SeedCase is the seed's own problem size, run by benchmarks.
+	SeedN int
+
+	// Faulty marks a known-buggy variant kept as a test case: Expect lists
+	// the finding kinds the detectors must report on it.
+	Faulty bool
+	Expect []sim.Kind
+	// FixedBy names the corrected kernel of a faulty variant.
+	FixedBy string
+}
+
+// Validate checks that a registry entry is complete and consistent.
+func (k *Kernel) Validate() error {
+	var errs []error
+	if k.Name == "" {
+		errs = append(errs, errors.New("no name"))
+	}
+	if k.Doc == "" {
+		errs = append(errs, errors.New("no doc"))
+	}
+	if len(k.Funcs) == 0 {
+		errs = append(errs, errors.New("no device functions"))
+	}
+	for _, f := range k.Funcs {
+		if f == nil || f.Name == "" || f.Body == nil {
+			errs = append(errs, fmt.Errorf("incomplete device function %v", f))
+		}
+	}
+	if k.Run == nil || k.Reference == nil || k.Generate == nil {
+		errs = append(errs, errors.New("missing driver, reference or generator"))
+	}
+	if k.Faulty && len(k.Expect) == 0 {
+		errs = append(errs, errors.New("faulty variant without expected findings"))
+	}
+	if !k.Faulty && len(k.Expect) != 0 {
+		errs = append(errs, errors.New("correct kernel with expected findings"))
+	}
+	if k.Rule.MaxULP != 0 || k.Rule.RelTol != 0 {
+		if k.Rule.Why == "" {
+			errs = append(errs, errors.New("inexact rule without a reason"))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("kernel %q: %w", k.Name, err)
+	}
+	return nil
+}
+
+// registry holds every kernel, in the order `gpusim list` prints them.
+var registry []*Kernel
+
+func register(k *Kernel) *Kernel {
+	registry = append(registry, k)
+	return k
+}
+
+// All returns the registry.
+func All() []*Kernel { return append([]*Kernel(nil), registry...) }
+
+// Lookup finds a kernel by name.
+func Lookup(name string) (*Kernel, bool) {
+	for _, k := range registry {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
+// Validate checks every registry entry and that names are unique.
+func Validate() error {
+	seen := map[string]bool{}
+	var errs []error
+	for _, k := range registry {
+		if err := k.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+		if seen[k.Name] {
+			errs = append(errs, fmt.Errorf("duplicate kernel %q", k.Name))
+		}
+		seen[k.Name] = true
+	}
+	return errors.Join(errs...)
+}
