@@ -64,6 +64,9 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 		bar.count++
 	}
 	bar.waiting++
+	if w.l.prof != nil {
+		w.profArrive(t)
+	}
 	t.state = stBarrier
 	t.waitSite = s
 	if w.l.detect {
@@ -83,6 +86,9 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 // shuffled under RandomOrder), and starts the next barrier phase.
 func (w *worker) releaseBarrier(b *block) {
 	bar := &b.bar
+	if w.l.prof != nil {
+		w.profRelease(b)
+	}
 	n := bar.waiting
 	first := len(w.runq)
 	for k := range b.threads {

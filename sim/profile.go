@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"math/bits"
+	"sort"
+	"time"
+)
 
 // Counters are a launch's event counts.
 type Counters struct {
@@ -25,34 +29,510 @@ func (c *Counters) add(o *Counters) {
 	c.Fences += o.Fences
 }
 
-// Profile collects what one launch did. Pass it with Options.WithProfile.
+// Profile collects what one launch did, in the terms of Nsight Compute's
+// memory and launch sections. Pass it with Options.WithProfile; the launch
+// fills it in. A profiled launch checks every access (as detection does), so
+// it runs at the speed of a launch with detection on.
+//
+// # Requests
+//
+// A warp-level request is what one load or store instruction of one warp
+// becomes on hardware. The simulator runs threads, not instructions, so it
+// rebuilds requests: the k-th access of each lane of a warp at one source
+// line belongs to the warp's k-th request at that line. A line that loads
+// twice (c[i] = a[i] + b[i]) makes two requests per warp, as the two LDG
+// instructions do.
+//
+// # Global memory
+//
+// A request touches the 32-byte sectors that hold its lanes' elements
+// (buffers are 256-byte aligned, as cudaMalloc's are). Sectors per request is
+// the coalescing figure: 4 for 32 consecutive float32 (one 128-byte line),
+// 32 when every lane touches a sector of its own.
+//
+// # Shared memory
+//
+// Shared memory has 32 banks of 4 bytes. A request takes as many wavefronts
+// as the largest number of distinct 4-byte words any bank must deliver
+// (lanes reading one word share a broadcast); the ideal is one wavefront
+// per 128 distinct bytes. Bank conflicts are the wavefronts above the ideal,
+// and the conflict degree of a request is its wavefront count.
 type Profile struct {
+	// Kernel is the caller's name for the launch (the launch leaves it
+	// alone); traces and reports print it.
+	Kernel      string
+	Device      string // spec name
+	Arch        string
 	Grid, Block Dim3
-	Counters    Counters
-	Elapsed     time.Duration
-	stats       Counters
+	// SharedStatic is the largest static shared memory a block declared,
+	// SharedDynamic the launch's dynamic shared memory, in bytes.
+	SharedStatic, SharedDynamic int
+	// Occupancy is the theoretical occupancy of the launch's shape with its
+	// shared memory (registers are unknown to the simulator unless
+	// Config.Registers says).
+	Occupancy Occupancy
+	Counters  Counters
+	Memory    MemStats
+	Atomics   AtomicStats
+	Sync      SyncStats
+	// Lines are the memory statistics per source line, space and
+	// operation, ordered by file and line.
+	Lines   []LineStats
+	Elapsed time.Duration
+
+	// Timeline is the launch's execution in scheduler steps, for
+	// WriteTrace. TraceBlocks bounds the blocks it records (0: the first
+	// 64; negative: none), to keep traces of large grids small.
+	Timeline    []TraceEvent `json:"-"`
+	TraceBlocks int          `json:"-"`
+	Steps       int64        // the logical clock at the end of the launch
 }
 
-func (p *Profile) finish(l *launch, elapsed time.Duration) {
-	p.Grid, p.Block = l.grid, l.block
-	p.Counters = l.stats
-	p.Elapsed = elapsed
+// MemStats are a launch's warp-level memory requests.
+type MemStats struct {
+	GlobalLoad, GlobalStore GlobalStats
+	SharedLoad, SharedStore SharedStats
+}
+
+// GlobalStats count global-memory requests and the sectors they touch.
+type GlobalStats struct {
+	Requests int64 // warp-level requests
+	Accesses int64 // thread-level accesses
+	Sectors  int64 // 32-byte sectors touched, summed over requests
+	Bytes    int64 // bytes the threads asked for
+}
+
+// SectorsPerRequest is the coalescing figure: 4 for a warp reading 32
+// consecutive float32, up to 32 for scattered lanes.
+func (g GlobalStats) SectorsPerRequest() float64 {
+	if g.Requests == 0 {
+		return 0
+	}
+	return float64(g.Sectors) / float64(g.Requests)
+}
+
+// Efficiency is the fraction of fetched sector bytes the threads used.
+func (g GlobalStats) Efficiency() float64 {
+	if g.Sectors == 0 {
+		return 0
+	}
+	return float64(g.Bytes) / float64(g.Sectors*32)
+}
+
+func (g *GlobalStats) add(o GlobalStats) {
+	g.Requests += o.Requests
+	g.Accesses += o.Accesses
+	g.Sectors += o.Sectors
+	g.Bytes += o.Bytes
+}
+
+// SharedStats count shared-memory requests and their bank conflicts.
+type SharedStats struct {
+	Requests        int64
+	Accesses        int64
+	Wavefronts      int64 // bank passes the requests needed
+	IdealWavefronts int64 // passes without conflicts
+	MaxDegree       int   // the worst request's wavefronts
+}
+
+// Conflicts is the number of wavefronts beyond the ideal.
+func (s SharedStats) Conflicts() int64 { return s.Wavefronts - s.IdealWavefronts }
+
+// Degree is the average wavefronts per request (1: conflict-free for
+// 4-byte elements; 2: two-way conflicts).
+func (s SharedStats) Degree() float64 {
+	if s.Requests == 0 {
+		return 0
+	}
+	return float64(s.Wavefronts) / float64(s.Requests)
+}
+
+func (s *SharedStats) add(o SharedStats) {
+	s.Requests += o.Requests
+	s.Accesses += o.Accesses
+	s.Wavefronts += o.Wavefronts
+	s.IdealWavefronts += o.IdealWavefronts
+	s.MaxDegree = max(s.MaxDegree, o.MaxDegree)
+}
+
+// LineStats are the memory statistics of one source line, for one space
+// and operation. Global lines fill Global, shared lines Shared.
+type LineStats struct {
+	Site    string // file:line
+	Space   Space
+	Op      string // "load", "store" or "atomic"
+	Global  GlobalStats
+	Shared  SharedStats
+	Atomics int64
+}
+
+// AtomicStats count atomics and where they pile up.
+type AtomicStats struct {
+	Global, Shared int64
+	Addresses      int // distinct elements (up to a million are tracked)
+	// Hottest is the most-updated element: the contention a serialising
+	// atomic unit sees. Shared arrays count over all blocks.
+	Hottest AtomicAddress
+}
+
+// AtomicAddress is an element updated by atomics.
+type AtomicAddress struct {
+	Memory string
+	Space  Space
+	Index  int
+	Count  int64
+}
+
+// SyncStats count barriers and warp collectives.
+type SyncStats struct {
+	Barriers int64 // barrier phases completed (one per block per SyncThreads)
+	// BarriersWithExited counts phases some of the block's threads missed by
+	// having exited: legal in CUDA, but a sign of divergent control flow.
+	BarriersWithExited int64
+	Collectives        int64 // warp collectives completed (one per warp per call)
+	// PartialCollectives completed with a mask short of the warp's live
+	// lanes: the warp was diverged at the call.
+	PartialCollectives int64
+}
+
+// --- collection -----------------------------------------------------------
+
+// profWorker is one worker's profiling state, merged into the Profile when
+// the worker ends.
+type profWorker struct {
+	clock   int64
+	blocks  map[*block]*profBlock
+	lines   map[lineKey]*LineStats
+	mem     MemStats
+	atomics AtomicStats
+	hot     map[atomicKey]int64
+	sync    SyncStats
+	static  int
+	trace   []TraceEvent
+	tblocks int
+	free    []*request
+}
+
+type lineKey struct {
+	s     site
+	space Space
+	op    uint8
+}
+
+const (
+	opLoad uint8 = iota
+	opStore
+	opAtomic
+)
+
+var profOpNames = [...]string{"load", "store", "atomic"}
+
+type atomicKey struct {
+	m *mem
+	i int
+}
+
+// profBlock is a resident block's requests in flight and its warps' timeline.
+type profBlock struct {
+	seqs  map[seqKey]*laneSeq
+	warps []warpTrace // nil when the block is not traced
+}
+
+type seqKey struct {
+	warp int32
+	s    site
+	op   uint8
+}
+
+// laneSeq numbers each lane's accesses at one line; reqs[k] is the warp's
+// k-th request there.
+type laneSeq struct {
+	n    [warpSize]int32
+	reqs []*request
+}
+
+type request struct {
+	m     *mem
+	lanes uint32
+	elem  int
+	keys  []int64 // distinct sectors (global) or 4-byte words (shared)
 }
 
 func (w *worker) prof() bool { return w.l.prof != nil }
 
-func (w *worker) profAtomic(m *mem, i int) {}
+func (w *worker) pstate() *profWorker {
+	if w.pw == nil {
+		n := w.l.prof.TraceBlocks
+		if n == 0 {
+			n = 64
+		}
+		w.pw = &profWorker{blocks: map[*block]*profBlock{}, lines: map[lineKey]*LineStats{},
+			hot: map[atomicKey]int64{}, tblocks: n}
+	}
+	return w.pw
+}
+
+func (p *profWorker) block(w *worker, b *block) *profBlock {
+	pb := p.blocks[b]
+	if pb == nil {
+		pb = &profBlock{seqs: map[seqKey]*laneSeq{}}
+		if b.linear < p.tblocks {
+			pb.warps = make([]warpTrace, len(b.warps))
+			for i := range pb.warps {
+				pb.warps[i].start = -1
+			}
+		}
+		p.blocks[b] = pb
+	}
+	return pb
+}
 
 func (w *worker) profAccess(t *Thread, m *mem, i int, kind accKind) {
+	op := opStore
 	if kind == accRead {
 		w.stats.Loads++
+		op = opLoad
 	} else {
 		w.stats.Stores++
 	}
+	p := w.pstate()
+	p.clock++
+	pb := p.block(w, t.blk)
+	pb.event(t, p.clock)
+	s := w.sites.caller().site
+	k := seqKey{warp: int32(t.warp), s: s, op: op}
+	seq := pb.seqs[k]
+	if seq == nil {
+		seq = &laneSeq{}
+		pb.seqs[k] = seq
+	}
+	n := int(seq.n[t.lane])
+	seq.n[t.lane]++
+	for len(seq.reqs) <= n {
+		var r *request
+		if f := len(p.free); f > 0 {
+			r = p.free[f-1]
+			p.free = p.free[:f-1]
+		} else {
+			r = &request{}
+		}
+		seq.reqs = append(seq.reqs, r)
+	}
+	r := seq.reqs[n]
+	if r.lanes == 0 {
+		r.m, r.elem = m, m.elemSize
+	}
+	r.lanes |= 1 << t.lane
+	off := int64(i) * int64(m.elemSize)
+	if m.space == GlobalSpace {
+		r.addKey(int64(m.id)<<40 | off/32)
+	} else {
+		for b := off; b < off+int64(m.elemSize); b += 4 {
+			r.addKey(b / 4)
+		}
+	}
 }
 
+func (r *request) addKey(k int64) {
+	for _, x := range r.keys {
+		if x == k {
+			return
+		}
+	}
+	r.keys = append(r.keys, k)
+}
+
+// flush retires the requests of a block that has finished.
+func (p *profWorker) flush(pb *profBlock) {
+	for k, seq := range pb.seqs {
+		for _, r := range seq.reqs {
+			if r.lanes != 0 {
+				p.account(k, r)
+			}
+			r.m, r.lanes, r.keys = nil, 0, r.keys[:0]
+			p.free = append(p.free, r)
+		}
+	}
+}
+
+func (p *profWorker) account(k seqKey, r *request) {
+	lk := lineKey{s: k.s, space: r.m.space, op: k.op}
+	ls := p.lines[lk]
+	if ls == nil {
+		ls = &LineStats{Site: k.s.String(), Space: r.m.space, Op: profOpNames[k.op]}
+		p.lines[lk] = ls
+	}
+	lanes := int64(bits.OnesCount32(r.lanes))
+	if r.m.space == GlobalSpace {
+		g := GlobalStats{Requests: 1, Accesses: lanes, Sectors: int64(len(r.keys)), Bytes: lanes * int64(r.elem)}
+		ls.Global.add(g)
+		if k.op == opLoad {
+			p.mem.GlobalLoad.add(g)
+		} else {
+			p.mem.GlobalStore.add(g)
+		}
+		return
+	}
+	var banks [32]int
+	deg := 0
+	for _, word := range r.keys {
+		b := word & 31
+		banks[b]++
+		deg = max(deg, banks[b])
+	}
+	ideal := (len(r.keys)*4 + 127) / 128
+	s := SharedStats{Requests: 1, Accesses: lanes, Wavefronts: int64(deg), IdealWavefronts: int64(ideal), MaxDegree: deg}
+	ls.Shared.add(s)
+	if k.op == opLoad {
+		p.mem.SharedLoad.add(s)
+	} else {
+		p.mem.SharedStore.add(s)
+	}
+}
+
+const maxAtomicAddrs = 1 << 20
+
+func (w *worker) profAtomic(m *mem, i int) {
+	p := w.pstate()
+	if m.space == GlobalSpace {
+		p.atomics.Global++
+	} else {
+		p.atomics.Shared++
+	}
+	k := atomicKey{m, i}
+	if c, ok := p.hot[k]; ok || len(p.hot) < maxAtomicAddrs {
+		p.hot[k] = c + 1
+	}
+	lk := lineKey{s: w.sites.caller().site, space: m.space, op: opAtomic}
+	ls := p.lines[lk]
+	if ls == nil {
+		ls = &LineStats{Site: lk.s.String(), Space: m.space, Op: "atomic"}
+		p.lines[lk] = ls
+	}
+	ls.Atomics++
+	p.clock++
+}
+
+// profCollective counts a completed warp collective.
+func (w *worker) profCollective(b *block, wp *warp, c *collective) {
+	p := w.pstate()
+	p.clock++
+	p.sync.Collectives++
+	if c.mask != wp.present&^wp.exited {
+		p.sync.PartialCollectives++
+	}
+	if pb := p.block(w, b); pb.warps != nil {
+		first := c.first.warp
+		p.trace = append(p.trace, TraceEvent{Name: c.kind.String(), Cat: "collective", Ph: "i", Ts: p.clock,
+			Pid: 0, Tid: b.linear*len(b.warps) + first, S: "t", Args: map[string]any{"site": c.site.String(), "mask": c.mask}})
+	}
+}
+
+// profRetire flushes a finished block's requests.
+func (w *worker) profRetire(b *block) {
+	p := w.pstate()
+	p.static = max(p.static, b.staticB)
+	if pb := p.blocks[b]; pb != nil {
+		p.flush(pb)
+		delete(p.blocks, b)
+	}
+}
+
+// mergeStats adds a finished worker's counters and profile to the launch.
 func (l *launch) mergeStats(w *worker) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.stats.add(&w.stats)
-	l.mu.Unlock()
+	p := w.pw
+	if p == nil || l.prof == nil {
+		return
+	}
+	for _, pb := range p.blocks { // blocks an abort left resident
+		p.flush(pb)
+	}
+	pr := l.prof
+	pr.Memory.GlobalLoad.add(p.mem.GlobalLoad)
+	pr.Memory.GlobalStore.add(p.mem.GlobalStore)
+	pr.Memory.SharedLoad.add(p.mem.SharedLoad)
+	pr.Memory.SharedStore.add(p.mem.SharedStore)
+	pr.Sync.Barriers += p.sync.Barriers
+	pr.Sync.BarriersWithExited += p.sync.BarriersWithExited
+	pr.Sync.Collectives += p.sync.Collectives
+	pr.Sync.PartialCollectives += p.sync.PartialCollectives
+	pr.Atomics.Global += p.atomics.Global
+	pr.Atomics.Shared += p.atomics.Shared
+	pr.Atomics.Addresses += len(p.hot)
+	for k, c := range p.hot {
+		h := &pr.Atomics.Hottest
+		if c > h.Count || c == h.Count && (k.m.name < h.Memory || k.m.name == h.Memory && k.i < h.Index) {
+			*h = AtomicAddress{Memory: k.m.name, Space: k.m.space, Index: k.i, Count: c}
+		}
+	}
+	pr.SharedStatic = max(pr.SharedStatic, p.static)
+	pr.Timeline = append(pr.Timeline, p.trace...)
+	pr.Steps = max(pr.Steps, p.clock)
+	for _, ls := range p.lines {
+		merged := false
+		for i := range pr.Lines {
+			x := &pr.Lines[i]
+			if x.Site == ls.Site && x.Space == ls.Space && x.Op == ls.Op {
+				x.Global.add(ls.Global)
+				x.Shared.add(ls.Shared)
+				x.Atomics += ls.Atomics
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			pr.Lines = append(pr.Lines, *ls)
+		}
+	}
+}
+
+func (p *Profile) finish(l *launch, elapsed time.Duration) {
+	p.Device, p.Arch = l.spec.Name, l.spec.Arch
+	p.Grid, p.Block = l.grid, l.block
+	p.SharedDynamic = l.dynSh
+	p.Counters = l.stats
+	p.Elapsed = elapsed
+	if o, err := l.spec.CalcOccupancy(l.tpb, 0, p.SharedStatic+p.SharedDynamic); err == nil {
+		p.Occupancy = o
+	}
+	sort.SliceStable(p.Lines, func(i, j int) bool {
+		a, b := &p.Lines[i], &p.Lines[j]
+		if a.Site != b.Site {
+			return siteLess(a.Site, b.Site)
+		}
+		if a.Space != b.Space {
+			return a.Space < b.Space
+		}
+		return a.Op < b.Op
+	})
+	sort.SliceStable(p.Timeline, func(i, j int) bool { return p.Timeline[i].Ts < p.Timeline[j].Ts })
+}
+
+// siteLess orders "file:line" by file, then numerically by line.
+func siteLess(a, b string) bool {
+	fa, la := splitSite(a)
+	fb, lb := splitSite(b)
+	if fa != fb {
+		return fa < fb
+	}
+	return la < lb
+}
+
+func splitSite(s string) (string, int) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == ':' {
+			n := 0
+			for _, c := range s[i+1:] {
+				if c < '0' || c > '9' {
+					return s, 0
+				}
+				n = n*10 + int(c-'0')
+			}
+			return s[:i], n
+		}
+	}
+	return s, 0
 }

@@ -94,6 +94,7 @@ type worker struct {
 	stats     Counters
 	parallel  bool
 	lastShare uint64
+	pw        *profWorker // profiling state, when profiling
 }
 
 const (
@@ -379,7 +380,7 @@ func (w *worker) resetBlock(b *block, i int) {
 		b.warps[k].reset()
 	}
 	budget := defaultBudget
-	if l.detect {
+	if l.detect || l.prof != nil {
 		budget = 0
 	}
 	base := uint32(i*l.tpb) + 1
@@ -417,6 +418,9 @@ func (w *worker) threadExit(t *Thread) {
 	w.live--
 	w.progress++
 	w.stats.Threads++
+	if w.l.prof != nil {
+		w.profExit(t)
+	}
 	if w.l.detect {
 		w.exitCheck(t)
 	}
@@ -430,6 +434,9 @@ func (w *worker) threadExit(t *Thread) {
 }
 
 func (w *worker) retire(b *block) {
+	if w.l.prof != nil {
+		w.profRetire(b)
+	}
 	for i, x := range w.blocks {
 		if x == b {
 			w.blocks = append(w.blocks[:i], w.blocks[i+1:]...)

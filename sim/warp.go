@@ -220,6 +220,9 @@ func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 			w.runq = append(w.runq, t)
 		}
 	}
+	if w.l.prof != nil {
+		w.profCollective(b, wp, c)
+	}
 	if w.l.detect {
 		w.warpSync(b, first, c.mask)
 	}
