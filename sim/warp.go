@@ -136,9 +136,7 @@ func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, w
 	c.arrived |= bit
 	if c.arrived == c.mask {
 		w.completeCollective(t.blk, wp, c)
-		if mask == bit {
-			return t.collRes
-		}
+		return t.collRes // the last lane to arrive does not wait
 	}
 	t.state = stWarp
 	t.waitSite = s
