@@ -1,0 +1,182 @@
+package kernels
+
+import (
+	"math/rand/v2"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// Seed 003's examples 4.1, 4.2 and 4.5: 160 threads ([10, 16]) each add one
+// to x[0], a float64 (Numba's np.zeros((1,)) is double): racily, with
+// atomicAdd, and under a spin mutex built from atomicCAS and atomicExch,
+// with and without the __threadfence calls that make it a lock.
+
+const (
+	addOneGrid  = 10
+	addOneBlock = 16
+)
+
+var addOneFunc = &Func{Name: "add_one", Body: func(args []any) sim.Kernel {
+	x := Buf[float64](args[0])
+	return func(t *sim.Thread) {
+		x.Store(t, 0, x.Load(t, 0)+1)
+	}
+}}
+
+var addOneAtomicFunc = &Func{Name: "add_one_atomic", Body: func(args []any) sim.Kernel {
+	x := Buf[float64](args[0])
+	return func(t *sim.Thread) {
+		sim.AtomicAdd(t, x, 0, 1)
+	}
+}}
+
+// mutexBody is example 4.5's add_one_mutex with its device functions
+// inlined:
+//
+//	lock:   while atomicCAS(mutex, 0, 1) != 0 {}; __threadfence();
+//	        x[0] += 1;
+//	unlock: __threadfence(); atomicExch(mutex, 0);
+//
+// Without the fences (fences false) nothing orders one holder's x[0] update
+// before the next holder's read: the atomics on mutex synchronise only with
+// each other, so the plain accesses to x race.
+func mutexBody(fences bool) func(args []any) sim.Kernel {
+	return func(args []any) sim.Kernel {
+		x, mutex := Buf[float64](args[0]), Buf[uint64](args[1])
+		return func(t *sim.Thread) {
+			for sim.AtomicCAS(t, mutex, 0, 0, 1) != 0 {
+			}
+			if fences {
+				t.ThreadFence()
+			}
+			x.Store(t, 0, x.Load(t, 0)+1)
+			if fences {
+				t.ThreadFence()
+			}
+			sim.AtomicExch(t, mutex, 0, 0)
+		}
+	}
+}
+
+var (
+	addOneMutexFunc        = &Func{Name: "add_one_mutex", Body: mutexBody(true)}
+	addOneMutexNofenceFunc = &Func{Name: "add_one_mutex_nofence", Body: mutexBody(false)}
+)
+
+const addOneCaseDoc = `
+Launch: [10, 16], as in the seed. Case: Inputs[0] []float64{x0}, the initial
+x[0] (an integer, so every sum is exact); Result: []float64{x[0]}, which is
+x0 + 160 when every increment counts.`
+
+var addOne = register(&Kernel{
+	Name: "add_one",
+	Doc: `Faulty: x[0] = x[0] + 1 from 160 threads, a read-modify-write race on one element.
+
+Seed 003, Numba example 4.1.` + addOneCaseDoc,
+	Seed:      "003",
+	Funcs:     []*Func{addOneFunc},
+	Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, addOneFunc, false) },
+	Reference: referenceAddOne,
+	Generate:  generateAddOne,
+	Blocks:    []int{addOneBlock},
+	SeedN:     addOneGrid * addOneBlock,
+	Faulty:    true,
+	Expect:    []sim.Kind{sim.DataRace},
+	FixedBy:   "add_one_atomic",
+})
+
+var addOneAtomic = register(&Kernel{
+	Name: "add_one_atomic",
+	Doc: `atomicAdd(&x[0], 1.0) from 160 threads: gives 160.
+
+Seed 003, Numba example 4.2 (cuda.atomic.add). atomicAdd on double needs
+compute capability 6.0.` + addOneCaseDoc,
+	Seed:      "003",
+	Funcs:     []*Func{addOneAtomicFunc},
+	Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, addOneAtomicFunc, false) },
+	Reference: referenceAddOne,
+	Generate:  generateAddOne,
+	Blocks:    []int{addOneBlock},
+	SeedN:     addOneGrid * addOneBlock,
+})
+
+var addOneMutex = register(&Kernel{
+	Name: "add_one_mutex",
+	Doc: `x[0] += 1 from 160 threads under a spin mutex (atomicCAS, __threadfence, atomicExch).
+
+Seed 003, Numba example 4.5. The mutex word is uint64 (unsigned long long;
+the seed's int64 has no atomicCAS overload in CUDA), zeroed by the host. The
+lock spins within a warp, which relies on independent thread scheduling
+(Volta and later); under the simulator's Lockstep warp model it deadlocks,
+as it would on earlier GPUs.` + addOneCaseDoc,
+	Seed:      "003",
+	Funcs:     []*Func{addOneMutexFunc},
+	Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, addOneMutexFunc, true) },
+	Reference: referenceAddOne,
+	Generate:  generateAddOne,
+	Blocks:    []int{addOneBlock},
+	SeedN:     addOneGrid * addOneBlock,
+})
+
+var addOneMutexNofence = register(&Kernel{
+	Name: "add_one_mutex_nofence",
+	Doc: `Faulty: add_one_mutex without its two __threadfence calls: the guarded x[0] += 1 races.
+
+The lock still excludes, but the atomics on the mutex word order nothing
+else: a new holder may read x[0] before the previous holder's write is
+visible (the bug Alglave et al. found in CUDA by Example, which the seed
+cites).` + addOneCaseDoc,
+	Seed:      "003",
+	Funcs:     []*Func{addOneMutexNofenceFunc},
+	Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, addOneMutexNofenceFunc, true) },
+	Reference: referenceAddOne,
+	Generate:  generateAddOne,
+	Blocks:    []int{addOneBlock},
+	SeedN:     addOneGrid * addOneBlock,
+	Faulty:    true,
+	Expect:    []sim.Kind{sim.DataRace},
+	FixedBy:   "add_one_mutex",
+})
+
+func runAddOne(b Backend, c Case, fn *Func, withMutex bool) (Result, error) {
+	x, err := Upload(b, c.Inputs[0].([]float64))
+	if err != nil {
+		return nil, err
+	}
+	defer b.Free(x)
+	args := []any{x}
+	if withMutex {
+		mutex, err := b.Alloc(Uint64, 1)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(mutex)
+		if err := b.Memset(mutex, 0); err != nil {
+			return nil, err
+		}
+		args = append(args, mutex)
+	}
+	if err := b.Launch(fn, sim.Dim(addOneGrid), sim.Dim(orDefault(c.Block, addOneBlock)), 0, args...); err != nil {
+		return nil, err
+	}
+	out, err := Download[float64](b, x)
+	return Result{out}, err
+}
+
+func referenceAddOne(c Case) Result {
+	x := c.Inputs[0].([]float64)[0]
+	for range addOneGrid * addOneBlock {
+		x++
+	}
+	return Result{[]float64{x}}
+}
+
+// generateAddOne draws the initial x[0]: zero (the seed's), or an integer
+// of either sign small enough that adding 1.0 stays exact.
+func generateAddOne(r *rand.Rand, n, block int) Case {
+	x0 := 0.0
+	if r.IntN(3) != 0 {
+		x0 = float64(r.Int64N(1<<52) - 1<<51)
+	}
+	return Case{N: 1, Block: addOneBlock, Inputs: []any{[]float64{x0}}}
+}

@@ -1,0 +1,130 @@
+package kernels
+
+import (
+	"math/rand/v2"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// stencilRadius is the seed's RADIUS: each output averages 2*3+1 inputs.
+const stencilRadius = 3
+
+// stencil1DFunc is seed 002's
+//
+//	__global__ void stencil_1d(const float *input, float *output, int N)
+//
+// Each block stages its blockDim.x elements plus RADIUS halo elements on
+// each side in dynamic shared memory: thread tid loads its own element into
+// smem[tid+RADIUS], the first RADIUS threads also load the left halo, the
+// last RADIUS threads the right halo; after the barrier each interior output
+// sums smem[tid .. tid+2*RADIUS] from left to right and divides by 2*RADIUS+1.
+// The seed writes BLOCK_SIZE (256); here it is blockDim.x, the same at the
+// seed's launch. (The seed's "extern __shared__ float smem[BLOCK_SIZE + 2 *
+// RADIUS]" does not compile: an extern shared array has no size; the launch
+// passes (BLOCK_SIZE + 2*RADIUS)*4 bytes.)
+var stencil1DFunc = &Func{Name: "stencil_1d", Body: func(args []any) sim.Kernel {
+	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
+	const R = stencilRadius
+	return func(t *sim.Thread) {
+		smem := sim.DynamicShared[float32](t, "smem")
+		blockSize := t.BlockDim.X
+		tid := t.ThreadIdx.X
+		globalIdx := t.BlockIdx.X*blockSize + tid
+		smemIdx := tid + R
+
+		if globalIdx < n {
+			smem.Store(t, smemIdx, input.Load(t, globalIdx))
+		}
+		if tid < R && globalIdx >= R {
+			smem.Store(t, smemIdx-R, input.Load(t, globalIdx-R))
+		}
+		if tid >= blockSize-R && globalIdx+R < n {
+			smem.Store(t, smemIdx+R, input.Load(t, globalIdx+R))
+		}
+		t.SyncThreads()
+
+		if globalIdx >= R && globalIdx < n-R {
+			var sum float32
+			for j := -R; j <= R; j++ {
+				sum += smem.Load(t, smemIdx+j)
+			}
+			output.Store(t, globalIdx, sum/(2*R+1))
+		}
+	}
+}}
+
+var stencil1D = register(&Kernel{
+	Name: "stencil_1d",
+	Doc: `1-D stencil of radius 3 over float32: each interior output is the mean of 7 neighbours, staged in a shared tile with halo.
+
+Seed 002's stencil_1d. The first and last 3 outputs are not written; the
+driver zeroes the output first, so they read 0. Launch: ceil(N/block) blocks
+(the seed: 256 threads), (block + 6)*4 bytes of dynamic shared memory; blocks
+need at least 3 threads. Case: Inputs[0] []float32; Result: []float32 output.
+Exact: the reference adds the same 7 float32 values in the same order and
+divides by 7 (IEEE division, as nvcc without --use_fast_math).`,
+	Seed:  "002",
+	Funcs: []*Func{stencil1DFunc},
+	Run: func(b Backend, c Case) (Result, error) {
+		in := c.Inputs[0].([]float32)
+		n, block := len(in), orDefault(c.Block, 256)
+		dIn, err := Upload(b, in)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(dIn)
+		dOut, err := b.Alloc(Float32, n)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(dOut)
+		if err := b.Memset(dOut, 0); err != nil {
+			return nil, err
+		}
+		shared := (block + 2*stencilRadius) * 4
+		if err := b.Launch(stencil1DFunc, sim.Dim(blocksFor(n, block)), sim.Dim(block), shared, dIn, dOut, int32(n)); err != nil {
+			return nil, err
+		}
+		out, err := Download[float32](b, dOut)
+		return Result{out}, err
+	},
+	Reference: func(c Case) Result {
+		const R = stencilRadius
+		in := c.Inputs[0].([]float32)
+		out := make([]float32, len(in))
+		for i := R; i < len(in)-R; i++ {
+			var sum float32
+			for j := -R; j <= R; j++ {
+				sum += in[i+j]
+			}
+			out[i] = sum / (2*R + 1)
+		}
+		return Result{out}
+	},
+	Generate: func(r *rand.Rand, n, block int) Case {
+		return Case{N: n, Block: orDefault(block, 256), Inputs: []any{genFloat32s(r, n)}}
+	},
+	SeedN: 1024 * 1024,
+})
+
+// genFloat32s returns n float32 values: mostly uniform in [0, 1) as the
+// seeds' np.random.rand, with zeros, negatives, tiny and large magnitudes
+// (finite, and small enough that a sum of seven cannot overflow).
+func genFloat32s(r *rand.Rand, n int) []float32 {
+	d := make([]float32, n)
+	for i := range d {
+		switch r.IntN(8) {
+		case 0:
+			d[i] = 0
+		case 1:
+			d[i] = -r.Float32() * 1000
+		case 2:
+			d[i] = (r.Float32() - 0.5) * 1e30
+		case 3:
+			d[i] = (r.Float32() - 0.5) * 1e-30
+		default:
+			d[i] = r.Float32()
+		}
+	}
+	return d
+}
