@@ -207,23 +207,14 @@ func opOf(a *access, plainRead bool) string {
 func (t *Thread) check(m *mem, i int, kind accKind) {
 	w := t.w
 	l := w.l
-	if m.space == GlobalSpace && m.shadowGen != l.gen {
-		if m.shadow == nil {
-			m.shadow = make([]cell, m.n)
-		} else {
-			clear(m.shadow)
-		}
-		m.shadowGen = l.gen
+	if m.space == GlobalSpace {
+		m.freshPage(i, l.gen)
 	}
-	cls := w.sites.caller()
+	// check <- slowAccess or rmw <- kernel: one sim frame to skip.
+	cls := w.sites.callerSkip(2)
 	t.hb.notePast(cls)
 	me := access{gid: t.gid, site: uint32(cls.site), phase: uint16(t.hb.phase), wclk: uint16(t.hb.known[t.lane]), clock: t.hb.clock}
 	c := &m.shadow[i]
-	race := func(prev *access, prevRead bool) {
-		l.addFinding(Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
-			Current:  threadAccess(t, opNames[kind], cls.site),
-			Previous: l.accessOf(prev.gid, opOf(prev, prevRead), site(prev.site&^atomicBit))})
-	}
 	if kind != accWrite && !m.isInit(i) {
 		l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Index: i,
 			Detail:  "read before the host or any thread wrote it",
@@ -233,28 +224,54 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 	switch kind {
 	case accRead:
 		if c.w.gid != 0 && !t.ordered(&c.w) {
-			race(&c.w, false)
+			t.race(m, i, kind, cls.site, &c.w, false)
 		}
 		c.r = me
 	case accWrite:
 		if c.w.gid != 0 && !t.ordered(&c.w) {
-			race(&c.w, false)
+			t.race(m, i, kind, cls.site, &c.w, false)
 		}
 		if c.r.gid != 0 && !t.ordered(&c.r) {
-			race(&c.r, true)
+			t.race(m, i, kind, cls.site, &c.r, true)
 		}
 		c.w, c.r = me, access{}
 		m.setInit(i)
 	case accAtomic:
 		me.site |= atomicBit
 		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !t.ordered(&c.w) {
-			race(&c.w, false)
+			t.race(m, i, kind, cls.site, &c.w, false)
 		}
 		if c.r.gid != 0 && !t.ordered(&c.r) {
-			race(&c.r, true)
+			t.race(m, i, kind, cls.site, &c.r, true)
 		}
 		c.w, c.r = me, access{}
 		m.setInit(i)
+	}
+}
+
+func (t *Thread) race(m *mem, i int, kind accKind, s site, prev *access, prevRead bool) {
+	l := t.w.l
+	l.addFinding(Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
+		Current:  threadAccess(t, opNames[kind], s),
+		Previous: l.accessOf(prev.gid, opOf(prev, prevRead), site(prev.site&^atomicBit))})
+}
+
+// shadowPage is the number of elements whose records are cleared together
+// the first time a launch touches them.
+const shadowPage = 1024
+
+// freshPage makes sure the records of element i's page belong to launch gen,
+// allocating the shadow on first use and clearing records of older launches.
+func (m *mem) freshPage(i int, gen uint64) {
+	p := i / shadowPage
+	if m.shadow == nil {
+		m.shadow = make([]cell, m.n)
+		m.pageGen = make([]uint64, (m.n+shadowPage-1)/shadowPage)
+	}
+	if m.pageGen[p] != gen {
+		lo := p * shadowPage
+		clear(m.shadow[lo:min(lo+shadowPage, m.n)])
+		m.pageGen[p] = gen
 	}
 }
 

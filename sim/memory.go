@@ -44,8 +44,8 @@ type mem struct {
 	init    []uint64
 	initAll bool
 
-	shadow    []cell // race records, allocated on first checked access
-	shadowGen uint64 // launch generation the records belong to
+	shadow  []cell   // race records, allocated on first checked access
+	pageGen []uint64 // per shadowPage: the launch generation its records belong to
 }
 
 func (m *mem) setInit(i int) { m.init[i>>6] |= 1 << (uint(i) & 63) }

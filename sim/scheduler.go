@@ -355,6 +355,17 @@ func (w *worker) newBlock() *block {
 		}
 		b.warps[i].present = uint32(uint64(1)<<n - 1)
 	}
+	for k := range b.threads {
+		t := &b.threads[k]
+		t.ThreadIdx = l.block.unlinear(k)
+		t.BlockDim = l.block
+		t.GridDim = l.grid
+		t.tid = k
+		t.lane = k & (warpSize - 1)
+		t.warp = k / warpSize
+		t.blk = b
+		t.w = w
+	}
 	return b
 }
 
@@ -384,22 +395,16 @@ func (w *worker) resetBlock(b *block, i int) {
 		budget = 0
 	}
 	base := uint32(i*l.tpb) + 1
+	// ThreadIdx, lane, warp and the dims were set once by newBlock; only
+	// what changes from block to block is reset here.
 	for k := range b.threads {
 		t := &b.threads[k]
-		t.ThreadIdx = l.block.unlinear(k)
 		t.BlockIdx = b.idx
-		t.BlockDim = l.block
-		t.GridDim = l.grid
-		t.tid = k
 		t.gid = base + uint32(k)
-		t.lane = k & (warpSize - 1)
-		t.warp = k / warpSize
 		t.state = stUnstarted
 		t.budget = budget
 		t.ops = defaultBudget
 		t.watch = 0
-		t.blk = b
-		t.w = w
 		t.co = nil
 		t.waitSite = 0
 		t.shDecl = 0

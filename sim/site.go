@@ -137,15 +137,19 @@ func (c *siteCache) lookup(pc uintptr) pcClass {
 
 // callerSite returns the site of the kernel line that (directly or through
 // sim helpers) called the function that calls callerSite.
-func (c *siteCache) callerSite() site { return c.caller().site }
+func (c *siteCache) callerSite() site { return c.callerSkip(1).site }
 
 // caller returns the classified kernel frame that called into sim.
+func (c *siteCache) caller() pcClass { return c.callerSkip(1) }
+
+// callerSkip is caller for a call path known to hold skip-1 sim frames
+// with frame pointers above the caller of callerSkip: their lookups are saved.
 //
 //go:noinline
-func (c *siteCache) caller() pcClass {
+func (c *siteCache) callerSkip(skip int) pcClass {
 	var pcs [maxFrames]uintptr
 	n := framePCs(&pcs)
-	for i := 0; i < n; i++ {
+	for i := skip - 1; i < n; i++ {
 		if pcs[i] == 0 {
 			break
 		}

@@ -239,6 +239,9 @@ func (w *worker) warpExit(t *Thread) {
 	wp := &t.blk.warps[t.warp]
 	bit := uint32(1) << t.lane
 	wp.exited |= bit
+	if len(wp.pending) == 0 && w.l.opts.warpModel != Lockstep {
+		return
+	}
 	if w.l.opts.warpModel == Lockstep {
 		wp.spinning &^= bit
 		w.lockstepCheck(t.blk, t.warp)

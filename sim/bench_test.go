@@ -1,0 +1,327 @@
+package sim_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// The benchmarks report, besides ns per simulated thread, ratios measured in
+// the same run: against a plain Go loop doing the same arithmetic (x-goloop)
+// and against the cost floor of the execution mechanism (x-floor): a plain
+// per-thread function call for barrier-free kernels, the cost of a bare
+// barrier switch for barrier kernels. Detection is off unless the name says
+// "detect"; the "detect" variants also report the ratio to detection off.
+
+var sinkF32 float32
+
+// measure times f over enough repetitions to take ~200ms and returns ns per call.
+func measure(f func()) float64 {
+	f()
+	n := 1
+	for {
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			f()
+		}
+		if d := time.Since(start); d > 200*time.Millisecond || n > 1<<20 {
+			return float64(d.Nanoseconds()) / float64(n)
+		}
+		n *= 2
+	}
+}
+
+type vecAddSetup struct {
+	dev     *sim.Device
+	a, b, c *sim.Buffer[float32]
+	ha, hb  []float32
+	hc      []float32
+	n       int
+}
+
+func newVecAdd(n int) *vecAddSetup {
+	s := &vecAddSetup{dev: sim.NewDevice(sim.H100), n: n}
+	s.ha, s.hb, s.hc = make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range s.ha {
+		s.ha[i], s.hb[i] = float32(i), float32(n-i)
+	}
+	s.a, _ = sim.FromHost(s.dev, "a", s.ha)
+	s.b, _ = sim.FromHost(s.dev, "b", s.hb)
+	s.c, _ = sim.Alloc[float32](s.dev, "c", n)
+	return s
+}
+
+func (s *vecAddSetup) launch(b *testing.B, opts sim.Options) {
+	cfg := sim.Config{Grid: sim.Dim((s.n + 255) / 256), Block: sim.Dim(256), Options: opts}
+	if err := s.dev.Launch(cfg, vectorAdd(s.a, s.b, s.c, s.n)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// goLoop is the plain Go loop doing the vector add's arithmetic.
+func (s *vecAddSetup) goLoop() {
+	a, bb, c := s.ha, s.hb, s.hc
+	for i := range c {
+		c[i] = a[i] + bb[i]
+	}
+}
+
+// callFloor calls a per-thread function for every element: the least any
+// function-per-thread simulator can cost.
+func (s *vecAddSetup) callFloor() {
+	a, bb, c := s.ha, s.hb, s.hc
+	f := perThread
+	for i := range c {
+		f(a, bb, c, i)
+	}
+}
+
+//go:noinline
+func perThread(a, b, c []float32, i int) {
+	if i < len(c) {
+		c[i] = a[i] + b[i]
+	}
+}
+
+func withProcs(n int, f func()) {
+	old := runtime.GOMAXPROCS(n)
+	defer runtime.GOMAXPROCS(old)
+	f()
+}
+
+// BenchmarkVectorAdd is the seed 000 vector add: 10M float32, 256 threads
+// per block, one core.
+func BenchmarkVectorAdd(b *testing.B) {
+	s := newVecAdd(10_000_000)
+	off := sim.Options{}.WithDetection(false)
+	b.Run("sim", func(b *testing.B) {
+		withProcs(1, func() {
+			for b.Loop() {
+				s.launch(b, off)
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(s.n)
+			b.ReportMetric(per, "ns/thread")
+			b.ReportMetric(per*float64(s.n)/measure(s.goLoop), "x-goloop")
+			b.ReportMetric(per*float64(s.n)/measure(s.callFloor), "x-floor")
+		})
+	})
+	b.Run("detect", func(b *testing.B) {
+		withProcs(1, func() {
+			for b.Loop() {
+				s.launch(b, sim.Options{})
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(s.n)
+			b.ReportMetric(per, "ns/thread")
+			b.ReportMetric(per*float64(s.n)/measure(func() { s.launch(b, off) }), "x-detect-off")
+		})
+	})
+	b.Run("parallel", func(b *testing.B) {
+		if runtime.NumCPU() < 2 {
+			b.Skip("needs 2 CPUs")
+		}
+		withProcs(2, func() {
+			two := off.WithWorkers(2)
+			for b.Loop() {
+				s.launch(b, two)
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			one := measure(func() { s.launch(b, off.WithWorkers(1)) })
+			b.ReportMetric(per/float64(s.n), "ns/thread")
+			b.ReportMetric(one/per, "speedup-2v1")
+		})
+	})
+}
+
+// reduceSumSeed is seed 000's reduce_sum: each thread loads two elements,
+// then a shared-memory halving tree.
+func reduceSumSeed(in, out *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		s := sim.Shared[float32](t, "sdata", 512)
+		tid := t.ThreadIdx.X
+		i := t.BlockIdx.X*(t.BlockDim.X*2) + tid
+		var sum float32
+		if i < n {
+			sum = in.Load(t, i)
+		}
+		if i+t.BlockDim.X < n {
+			sum += in.Load(t, i+t.BlockDim.X)
+		}
+		s.Store(t, tid, sum)
+		t.SyncThreads()
+		for stride := t.BlockDim.X / 2; stride > 0; stride >>= 1 {
+			if tid < stride {
+				s.Store(t, tid, s.Load(t, tid)+s.Load(t, tid+stride))
+			}
+			t.SyncThreads()
+		}
+		if tid == 0 {
+			out.Store(t, t.BlockIdx.X, s.Load(t, 0))
+		}
+	}
+}
+
+// barriersOnly is the switch-cost floor: k barriers and nothing else.
+func barriersOnly(k int) sim.Kernel {
+	return func(t *sim.Thread) {
+		for i := 0; i < k; i++ {
+			t.SyncThreads()
+		}
+	}
+}
+
+// BenchmarkReduceSum is seed 000's reduce_sum over 1M float32 with 512
+// threads per block: 10 barriers per thread.
+func BenchmarkReduceSum(b *testing.B) {
+	const n, threads, barriers = 1 << 20, 512, 10
+	dev := sim.NewDevice(sim.H100)
+	host := make([]float32, n)
+	for i := range host {
+		host[i] = float32(i % 7)
+	}
+	in, _ := sim.FromHost(dev, "in", host)
+	blocks := n / (2 * threads)
+	out, _ := sim.Alloc[float32](dev, "out", blocks)
+	cfg := func(o sim.Options) sim.Config {
+		return sim.Config{Grid: sim.Dim(blocks), Block: sim.Dim(threads), Options: o}
+	}
+	off := sim.Options{}.WithDetection(false)
+	run := func(b *testing.B, o sim.Options) {
+		if err := dev.Launch(cfg(o), reduceSumSeed(in, out, n)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	nthreads := float64(blocks * threads)
+	goLoop := func() {
+		var s float32
+		for _, v := range host {
+			s += v
+		}
+		sinkF32 = s
+	}
+	floor := func() {
+		if err := dev.Launch(cfg(off), barriersOnly(barriers)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("sim", func(b *testing.B) {
+		withProcs(1, func() {
+			for b.Loop() {
+				run(b, off)
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per/nthreads, "ns/thread")
+			b.ReportMetric(per/nthreads/barriers, "ns/thread/barrier")
+			b.ReportMetric(per/measure(goLoop), "x-goloop")
+			b.ReportMetric(per/measure(floor), "x-floor")
+		})
+	})
+	b.Run("detect", func(b *testing.B) {
+		withProcs(1, func() {
+			for b.Loop() {
+				run(b, sim.Options{})
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per/nthreads, "ns/thread")
+			b.ReportMetric(per/measure(func() { run(b, off) }), "x-detect-off")
+		})
+	})
+	b.Run("parallel", func(b *testing.B) {
+		if runtime.NumCPU() < 2 {
+			b.Skip("needs 2 CPUs")
+		}
+		withProcs(2, func() {
+			for b.Loop() {
+				run(b, off.WithWorkers(2))
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per/nthreads, "ns/thread")
+			b.ReportMetric(measure(func() { run(b, off.WithWorkers(1)) })/per, "speedup-2v1")
+		})
+	})
+}
+
+// matmulTiled32 is seed 000's tiled matrix multiply with 32x32 tiles.
+func matmulTiled32(A, B, C *sim.Buffer[float32], n int) sim.Kernel {
+	const tile = 32
+	return func(t *sim.Thread) {
+		as := sim.Shared[float32](t, "As", tile*tile)
+		bs := sim.Shared[float32](t, "Bs", tile*tile)
+		tx, ty := t.ThreadIdx.X, t.ThreadIdx.Y
+		row := t.BlockIdx.Y*tile + ty
+		col := t.BlockIdx.X*tile + tx
+		var sum float32
+		for m := 0; m < n/tile; m++ {
+			as.Store(t, ty*tile+tx, A.Load(t, row*n+m*tile+tx))
+			bs.Store(t, ty*tile+tx, B.Load(t, (m*tile+ty)*n+col))
+			t.SyncThreads()
+			for k := 0; k < tile; k++ {
+				sum += as.Load(t, ty*tile+k) * bs.Load(t, k*tile+tx)
+			}
+			t.SyncThreads()
+		}
+		C.Store(t, row*n+col, sum)
+	}
+}
+
+// BenchmarkMatmulTiled is a 512x512 tiled 32x32 matrix multiply.
+func BenchmarkMatmulTiled(b *testing.B) {
+	const n, tile = 512, 32
+	dev := sim.NewDevice(sim.H100)
+	ha, hb, hc := make([]float32, n*n), make([]float32, n*n), make([]float32, n*n)
+	for i := range ha {
+		ha[i], hb[i] = float32(i%13), float32(i%7)
+	}
+	A, _ := sim.FromHost(dev, "A", ha)
+	B, _ := sim.FromHost(dev, "B", hb)
+	C, _ := sim.Alloc[float32](dev, "C", n*n)
+	cfg := func(o sim.Options) sim.Config {
+		return sim.Config{Grid: sim.Dim2(n/tile, n/tile), Block: sim.Dim2(tile, tile), Options: o}
+	}
+	off := sim.Options{}.WithDetection(false)
+	run := func(b *testing.B, o sim.Options) {
+		if err := dev.Launch(cfg(o), matmulTiled32(A, B, C, n)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	nthreads := float64(n * n)
+	barriers := 2 * n / tile
+	goLoop := func() {
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				var s float32
+				for k := 0; k < n; k++ {
+					s += ha[i*n+k] * hb[k*n+j]
+				}
+				hc[i*n+j] = s
+			}
+		}
+	}
+	floor := func() {
+		if err := dev.Launch(cfg(off), barriersOnly(barriers)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("sim", func(b *testing.B) {
+		withProcs(1, func() {
+			for b.Loop() {
+				run(b, off)
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per/nthreads, "ns/thread")
+			b.ReportMetric(per/measure(goLoop), "x-goloop")
+			b.ReportMetric(per/measure(floor), "x-floor")
+		})
+	})
+	b.Run("detect", func(b *testing.B) {
+		withProcs(1, func() {
+			for b.Loop() {
+				run(b, sim.Options{})
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per/nthreads, "ns/thread")
+			b.ReportMetric(per/measure(func() { run(b, off) }), "x-detect-off")
+		})
+	})
+}
