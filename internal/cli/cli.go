@@ -1,0 +1,246 @@
+// Package cli is the gpusim command: it lists the kernel registry, runs a
+// kernel's host driver on the simulator against its CPU reference, reports
+// findings, profiles launches, computes occupancy and writes traces.
+//
+// Exit status: 0 success; 1 a run that failed its check or had findings;
+// 2 bad usage or input (unknown kernel, illegal launch shape, unreadable
+// file).
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/gpusim/gpusim/kernels"
+)
+
+// usageError is bad input: one line on stderr, exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// exitError carries a non-zero status whose output is already written.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+type env struct {
+	stdout, stderr io.Writer
+}
+
+type command struct {
+	name, args, doc string
+	run             func(e *env, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"list", "", "kernels of the registry with their summaries", cmdList},
+		{"run", "KERNEL [-n N] [-block B] [-seed S] [-sched natural|random] [-race] [-in FILE]", "run a kernel, check it against its reference, report findings and the profile", cmdRun},
+		{"race", "KERNEL [flags of run]", "run with detection on and print only the findings; exit 1 if any", cmdRace},
+		{"occupancy", "-block B [-regs R] [-smem BYTES] [-arch sm_90]", "theoretical occupancy of a launch shape", cmdOccupancy},
+		{"sweep", "KERNEL -blocks 64,128,256,512,1024", "occupancy and memory statistics per block size", cmdSweep},
+		{"trace", "KERNEL -o trace.json", "write the simulated timeline as Chrome trace JSON (Perfetto, chrome://tracing)", cmdTrace},
+		{"amdahl", "-p 0.9 -n 1000", "Amdahl's law speedup and table", cmdAmdahl},
+	}
+}
+
+// Main runs the command line args (without the program name) and returns
+// the exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		e.usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return e.exit(c.run(e, args[1:]))
+		}
+	}
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(stderr, "gpusim: unknown command %q%s (gpusim help lists them)\n", args[0], suggest(args[0], names))
+	return 2
+}
+
+func (e *env) exit(err error) int {
+	var ue *usageError
+	var xe *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &xe):
+		return xe.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "gpusim: %s\n", ue.msg)
+		return 2
+	}
+	fmt.Fprintf(e.stderr, "gpusim: %v\n", err)
+	return 1
+}
+
+func (e *env) usage(w io.Writer) {
+	fmt.Fprintln(w, "gpusim runs CUDA-style kernels on a simulated GPU.\n\nUsage:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  gpusim %s %s\n      %s\n", c.name, c.args, c.doc)
+	}
+	fmt.Fprintln(w, "\nEvery subcommand takes -json. Exit status: 0 ok, 1 failed check or findings, 2 bad input.")
+}
+
+// newFlags makes a flag set whose errors become usage errors.
+func (e *env) newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("gpusim "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses flags and positional arguments in any order, as
+// `gpusim run reduce_sum -n 1000` and `gpusim run -n 1000 reduce_sum` both
+// read naturally.
+func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(e.stdout)
+				fs.PrintDefaults()
+				return nil, err
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (e *env) writeJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func cmdList(e *env, args []string) error {
+	fs := e.newFlags("list")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	type entry struct {
+		Name    string `json:"name"`
+		Summary string `json:"summary"`
+		Seed    string `json:"seed,omitempty"`
+		Faulty  bool   `json:"faulty,omitempty"`
+	}
+	var out []entry
+	for _, k := range kernels.All() {
+		out = append(out, entry{k.Name, summary(k.Doc), k.Seed, k.Faulty})
+	}
+	if *asJSON {
+		if out == nil {
+			out = []entry{}
+		}
+		return e.writeJSON(out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(e.stdout, "(no kernels registered)")
+	}
+	width := 0
+	for _, k := range out {
+		width = max(width, len(k.Name))
+	}
+	for _, k := range out {
+		mark := ""
+		if k.Faulty {
+			mark = " [faulty]"
+		}
+		fmt.Fprintf(e.stdout, "%-*s  %s%s\n", width, k.Name, k.Summary, mark)
+	}
+	return nil
+}
+
+func summary(doc string) string {
+	if i := strings.IndexByte(doc, '\n'); i >= 0 {
+		doc = doc[:i]
+	}
+	return strings.TrimSpace(doc)
+}
+
+// lookup finds a kernel or says which name was probably meant.
+func lookup(name string) (*kernels.Kernel, error) {
+	if k, ok := kernels.Lookup(name); ok {
+		return k, nil
+	}
+	var names []string
+	for _, k := range kernels.All() {
+		names = append(names, k.Name)
+	}
+	return nil, usagef("unknown kernel %q%s (gpusim list shows all)", name, suggest(name, names))
+}
+
+// suggest returns `; did you mean "x"?` for the closest name by edit
+// distance, if it is close enough to be a typo.
+func suggest(name string, names []string) string {
+	best, bestD := "", 1<<30
+	sort.Strings(names)
+	for _, n := range names {
+		if d := editDistance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" || bestD > max(2, len(name)/2) {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

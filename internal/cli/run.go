@@ -1,0 +1,343 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/gpusim/gpusim/kernels"
+	"github.com/gpusim/gpusim/sim"
+)
+
+// defaultN is the problem size when neither -n nor -in gives one: small
+// enough that a profiled run with detection takes about a second.
+const defaultN = 1 << 16
+
+type runFlags struct {
+	n, block int
+	seed     uint64
+	sched    string
+	race     bool
+	in       string
+	arch     string
+	json     bool
+	profile  bool
+}
+
+func addRunFlags(fs *flag.FlagSet, race bool) *runFlags {
+	f := &runFlags{}
+	fs.IntVar(&f.n, "n", 0, "problem size, in the kernel's unit (0: the smaller of the seed's size and 65536)")
+	fs.IntVar(&f.block, "block", 0, "threads per block (0: the kernel's default)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the input generator and of the random schedule")
+	fs.StringVar(&f.sched, "sched", "natural", "schedule: natural or random")
+	fs.BoolVar(&f.race, "race", race, "detect races, uninitialised reads and barrier divergence")
+	fs.StringVar(&f.in, "in", "", "read the case from a JSON file {\"N\":..,\"Block\":..,\"Params\":[..],\"Inputs\":[[..],..]}")
+	fs.StringVar(&f.arch, "arch", "sm_90", "device: sm_90 (H100), sm_80 (A100) or sm_75 (T4)")
+	fs.BoolVar(&f.json, "json", false, "print JSON")
+	return f
+}
+
+// recorder is the simulator backend that also remembers which function
+// each launch ran, so profiles carry the kernel's name.
+type recorder struct {
+	*kernels.SimBackend
+	names []string
+}
+
+func (r *recorder) Launch(fn *kernels.Func, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	r.names = append(r.names, fn.Name)
+	return r.SimBackend.Launch(fn, grid, block, sharedBytes, args...)
+}
+
+// outcome is one run of a kernel.
+type outcome struct {
+	Kernel   string         `json:"kernel"`
+	Device   string         `json:"device"`
+	N        int            `json:"n"`
+	Block    int            `json:"block"`
+	Seed     uint64         `json:"seed"`
+	Schedule string         `json:"schedule"`
+	Race     bool           `json:"race"`
+	Status   string         `json:"status"` // ok, mismatch, error, findings
+	Error    string         `json:"error,omitempty"`
+	Findings []sim.Finding  `json:"findings"`
+	Launches []*sim.Profile `json:"launches,omitempty"`
+	Elapsed  time.Duration  `json:"elapsed_ns"`
+}
+
+// execute runs k's driver once. It returns an error only for bad input:
+// an illegal launch shape or block size, or an unreadable input file.
+func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
+	spec, ok := sim.LookupSpec(f.arch)
+	if !ok {
+		return nil, usagef("unknown device %q (sm_90, sm_80 or sm_75)", f.arch)
+	}
+	opts := sim.Options{}.WithSeed(f.seed).WithDetection(f.race)
+	switch f.sched {
+	case "natural":
+	case "random":
+		opts = opts.WithSchedule(sim.RandomOrder)
+	default:
+		return nil, usagef("-sched %q: want natural or random", f.sched)
+	}
+	if f.block != 0 && k.Blocks != nil && !contains(k.Blocks, f.block) {
+		return nil, usagef("illegal launch shape: %s takes blocks of %s threads, not %d", k.Name, joinInts(k.Blocks), f.block)
+	}
+	if f.block < 0 || f.block > spec.MaxThreadsPerBlock {
+		return nil, usagef("illegal launch shape: threads per block: %d, allowed 1 to %d", f.block, spec.MaxThreadsPerBlock)
+	}
+	n := f.n
+	if n == 0 {
+		n = defaultN
+		if k.SeedN > 0 && k.SeedN < n {
+			n = k.SeedN
+		}
+	}
+	if n < 0 {
+		return nil, usagef("-n %d: negative size", n)
+	}
+	c := k.Generate(rand.New(rand.NewPCG(f.seed, 0x67707573)), n, f.block)
+	if f.in != "" {
+		var err error
+		if c, err = readCase(f.in, c); err != nil {
+			return nil, err
+		}
+	}
+	be := kernels.NewSimBackend(spec, opts)
+	var profs []*sim.Profile
+	if f.profile {
+		be.Profiles = &profs
+	}
+	rec := &recorder{SimBackend: be}
+	o := &outcome{Kernel: k.Name, Device: be.Name(), N: c.N, Block: c.Block, Seed: f.seed,
+		Schedule: f.sched, Race: f.race, Findings: []sim.Finding{}}
+	stop := e.progress(k.Name)
+	start := time.Now()
+	got, err := k.Run(rec, c)
+	o.Elapsed = time.Since(start)
+	stop()
+	for i, p := range profs {
+		if len(rec.names) == len(profs) {
+			p.Kernel = rec.names[i]
+		}
+	}
+	o.Launches = profs
+	for _, r := range be.Reports {
+		o.Findings = append(o.Findings, r.Findings...)
+	}
+	var le *sim.LaunchError
+	if errors.As(err, &le) {
+		return nil, usagef("illegal launch shape: %s: %s", le.Limit, le.Detail)
+	}
+	switch {
+	case err != nil:
+		o.Status, o.Error = "error", err.Error()
+		if len(o.Findings) > 0 {
+			o.Status = "findings"
+		}
+	default:
+		if cerr := kernels.Compare(k.Rule, got, k.Reference(c)); cerr != nil {
+			o.Status, o.Error = "mismatch", cerr.Error()
+		} else if len(o.Findings) > 0 {
+			o.Status = "findings"
+		} else {
+			o.Status = "ok"
+		}
+	}
+	return o, nil
+}
+
+// readCase reads a case from a JSON file, taking the input slices' types
+// from the kernel's generated template.
+func readCase(path string, tmpl kernels.Case) (kernels.Case, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return tmpl, usagef("cannot read input: %v", err)
+	}
+	var raw struct {
+		N      *int
+		Block  *int
+		Params []int
+		Inputs []json.RawMessage
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return tmpl, usagef("input %s: %v", path, err)
+	}
+	c := tmpl
+	if raw.N != nil {
+		c.N = *raw.N
+	}
+	if raw.Block != nil {
+		c.Block = *raw.Block
+	}
+	if raw.Params != nil {
+		c.Params = raw.Params
+	}
+	if raw.Inputs != nil {
+		if len(raw.Inputs) != len(tmpl.Inputs) {
+			return tmpl, usagef("input %s: %d inputs, the kernel takes %d", path, len(raw.Inputs), len(tmpl.Inputs))
+		}
+		c.Inputs = make([]any, len(raw.Inputs))
+		for i, r := range raw.Inputs {
+			v := reflect.New(reflect.TypeOf(tmpl.Inputs[i]))
+			if err := json.Unmarshal(r, v.Interface()); err != nil {
+				return tmpl, usagef("input %s: input %d: %v", path, i, err)
+			}
+			c.Inputs[i] = v.Elem().Interface()
+		}
+	}
+	return c, nil
+}
+
+// progress shows a spinner on a terminal stderr once a run passes a
+// second; it returns the function that clears it.
+func (e *env) progress(name string) func() {
+	if !isTerminal(e.stderr) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		shown := false
+		for {
+			select {
+			case <-done:
+				if shown {
+					fmt.Fprint(e.stderr, "\r\033[K")
+				}
+				return
+			case now := <-t.C:
+				if d := now.Sub(start); d >= time.Second {
+					fmt.Fprintf(e.stderr, "\r\033[Krunning %s on the simulator... %.0fs", name, d.Seconds())
+					shown = true
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func cmdRun(e *env, args []string) error {
+	fs := e.newFlags("run")
+	f := addRunFlags(fs, false)
+	fs.BoolVar(&f.profile, "profile", true, "profile every launch")
+	k, err := e.kernelArg(fs, args)
+	if err != nil {
+		return err
+	}
+	o, err := e.execute(k, f)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if err := e.writeJSON(o); err != nil {
+			return err
+		}
+	} else {
+		printOutcome(e.stdout, o)
+	}
+	if o.Status != "ok" {
+		return &exitError{1}
+	}
+	return nil
+}
+
+func cmdRace(e *env, args []string) error {
+	fs := e.newFlags("race")
+	f := addRunFlags(fs, true)
+	k, err := e.kernelArg(fs, args)
+	if err != nil {
+		return err
+	}
+	f.race = true
+	o, err := e.execute(k, f)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if err := e.writeJSON(struct {
+			Kernel   string        `json:"kernel"`
+			Findings []sim.Finding `json:"findings"`
+		}{o.Kernel, o.Findings}); err != nil {
+			return err
+		}
+	} else if len(o.Findings) == 0 {
+		fmt.Fprintf(e.stdout, "%s: no findings\n", o.Kernel)
+	} else {
+		printFindings(e.stdout, o.Findings)
+	}
+	if len(o.Findings) > 0 {
+		return &exitError{1}
+	}
+	return nil
+}
+
+// kernelArg parses flags and exactly one kernel name.
+func (e *env) kernelArg(fs *flag.FlagSet, args []string) (*kernels.Kernel, error) {
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != 1 {
+		return nil, usagef("%s: want one kernel name, got %d arguments (gpusim list shows the kernels)", fs.Name(), len(pos))
+	}
+	return lookup(pos[0])
+}
+
+func printOutcome(w io.Writer, o *outcome) {
+	verdict := map[string]string{"ok": "PASS", "mismatch": "FAIL (result differs from the reference)",
+		"error": "ERROR", "findings": "FINDINGS"}[o.Status]
+	fmt.Fprintf(w, "%s  n=%d block=%d seed=%d sched=%s race=%v  on %s\n", o.Kernel, o.N, o.Block, o.Seed, o.Schedule, o.Race, o.Device)
+	fmt.Fprintf(w, "result: %s  (%d launch(es), %v)\n", verdict, len(o.Launches), o.Elapsed.Round(time.Millisecond))
+	if o.Error != "" && o.Status != "findings" {
+		fmt.Fprintf(w, "  %s\n", firstLine(o.Error))
+	}
+	if len(o.Findings) == 0 {
+		fmt.Fprintln(w, "findings: none")
+	} else {
+		printFindings(w, o.Findings)
+	}
+	printProfiles(w, o.Launches)
+}
+
+func printFindings(w io.Writer, fs []sim.Finding) {
+	fmt.Fprintf(w, "findings: %d\n", len(fs))
+	for i, f := range fs {
+		fmt.Fprintf(w, "[%d] %s\n", i+1, strings.ReplaceAll(f.String(), "\n", "\n    "))
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}

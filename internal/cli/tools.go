@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+func cmdOccupancy(e *env, args []string) error {
+	fs := e.newFlags("occupancy")
+	block := fs.Int("block", 256, "threads per block")
+	regs := fs.Int("regs", 0, "registers per thread (0: unknown, not a limit)")
+	smem := fs.Int("smem", 0, "shared memory per block, bytes (static + dynamic)")
+	arch := fs.String("arch", "sm_90", "device: sm_90, sm_80 or sm_75")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("occupancy takes no arguments, got %q", pos[0])
+	}
+	spec, ok := sim.LookupSpec(*arch)
+	if !ok {
+		return usagef("unknown device %q (sm_90, sm_80 or sm_75)", *arch)
+	}
+	o, err := spec.CalcOccupancy(*block, *regs, *smem)
+	var le *sim.LaunchError
+	if errors.As(err, &le) {
+		return usagef("illegal launch shape: %s: %s", le.Limit, le.Detail)
+	}
+	if *asJSON {
+		return e.writeJSON(o)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s (%s): %d threads/block, %d registers/thread, %d bytes shared/block\n", spec.Name, spec.Arch, *block, *regs, *smem)
+	fmt.Fprintf(w, "  warps per block            %4d\n", o.WarpsPerBlock)
+	fmt.Fprintf(w, "  block limit: warps         %4d  (%d warps per SM)\n", o.BlocksByWarps, spec.MaxWarpsPerSM)
+	fmt.Fprintf(w, "  block limit: blocks        %4d\n", o.BlocksByBlocks)
+	fmt.Fprintf(w, "  block limit: registers     %4v  (%d allocated per block, unit %d per warp)\n", limitStr(o.BlocksByRegs), o.RegsPerBlock, spec.RegAllocUnit)
+	fmt.Fprintf(w, "  block limit: shared memory %4v  (%d allocated per block incl. %d reserved, of %d per SM)\n", limitStr(o.BlocksByShared), o.SharedAllocated, spec.SharedReservedBlock, spec.SharedPerSM)
+	fmt.Fprintf(w, "active blocks per SM %d, active warps per SM %d of %d, occupancy %.1f%%, limited by %v\n",
+		o.BlocksPerSM, o.WarpsPerSM, o.MaxWarpsPerSM, 100*o.Occupancy, o.Limiter)
+	return nil
+}
+
+func cmdSweep(e *env, args []string) error {
+	fs := e.newFlags("sweep")
+	f := addRunFlags(fs, false)
+	blocks := fs.String("blocks", "64,128,256,512,1024", "block sizes to try, comma-separated")
+	k, err := e.kernelArg(fs, args)
+	if err != nil {
+		return err
+	}
+	var sizes []int
+	for _, s := range strings.Split(*blocks, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return usagef("-blocks: %q is not a block size", s)
+		}
+		sizes = append(sizes, n)
+	}
+	f.profile = true
+	type row struct {
+		Block       int           `json:"block"`
+		Status      string        `json:"status"`
+		Error       string        `json:"error,omitempty"`
+		Occupancy   sim.Occupancy `json:"occupancy"`
+		Requests    int64         `json:"global_requests"`
+		SectorsPer  float64       `json:"global_sectors_per_request"`
+		Conflicts   int64         `json:"shared_bank_conflicts"`
+		Barriers    int64         `json:"barriers"`
+		Atomics     int64         `json:"atomics"`
+		ElapsedNano int64         `json:"elapsed_ns"`
+	}
+	var rows []row
+	for _, b := range sizes {
+		f.block = b
+		o, err := e.execute(k, f)
+		if err != nil {
+			var ue *usageError
+			if errors.As(err, &ue) {
+				rows = append(rows, row{Block: b, Status: "illegal", Error: ue.msg})
+				continue
+			}
+			return err
+		}
+		r := row{Block: b, Status: o.Status, Error: firstLine(o.Error), ElapsedNano: int64(o.Elapsed)}
+		var g sim.GlobalStats
+		for _, p := range o.Launches {
+			if r.Occupancy.ThreadsPerBlock == 0 || p.Counters.Threads > 0 && p.Block.Size() == b {
+				r.Occupancy = p.Occupancy
+			}
+			for _, x := range []sim.GlobalStats{p.Memory.GlobalLoad, p.Memory.GlobalStore} {
+				g.Requests += x.Requests
+				g.Sectors += x.Sectors
+			}
+			r.Conflicts += p.Memory.SharedLoad.Conflicts() + p.Memory.SharedStore.Conflicts()
+			r.Barriers += p.Sync.Barriers
+			r.Atomics += p.Atomics.Global + p.Atomics.Shared
+		}
+		r.Requests, r.SectorsPer = g.Requests, g.SectorsPerRequest()
+		rows = append(rows, r)
+	}
+	if f.json {
+		return e.writeJSON(rows)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s on %s, n=%d\n", k.Name, f.arch, f.n)
+	fmt.Fprintf(w, "%6s %7s %7s %6s %-13s %10s %8s %9s %8s %8s %9s\n", "block", "blocks", "warps", "occ%", "limit", "gld+gst", "sect/req", "bank-cnf", "barriers", "atomics", "time")
+	for _, r := range rows {
+		if r.Status == "illegal" {
+			fmt.Fprintf(w, "%6d  %s\n", r.Block, r.Error)
+			continue
+		}
+		o := r.Occupancy
+		fmt.Fprintf(w, "%6d %7d %7d %6.1f %-13v %10d %8.2f %9d %8d %8d %9s",
+			r.Block, o.BlocksPerSM, o.WarpsPerSM, 100*o.Occupancy, o.Limiter, r.Requests, r.SectorsPer, r.Conflicts, r.Barriers, r.Atomics, fmtDur(r.ElapsedNano))
+		if r.Status != "ok" {
+			fmt.Fprintf(w, "  %s", strings.ToUpper(r.Status))
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func fmtDur(ns int64) string {
+	return fmt.Sprintf("%.0fms", float64(ns)/1e6)
+}
+
+func cmdTrace(e *env, args []string) error {
+	fs := e.newFlags("trace")
+	f := addRunFlags(fs, false)
+	out := fs.String("o", "trace.json", "output file (- for stdout)")
+	k, err := e.kernelArg(fs, args)
+	if err != nil {
+		return err
+	}
+	f.profile = true
+	o, err := e.execute(k, f)
+	if err != nil {
+		return err
+	}
+	if *out == "-" {
+		return sim.WriteTrace(e.stdout, o.Launches...)
+	}
+	file, err := os.Create(*out)
+	if err != nil {
+		return usagef("cannot write trace: %v", err)
+	}
+	if err := sim.WriteTrace(file, o.Launches...); err != nil {
+		file.Close()
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return err
+	}
+	events := 0
+	for _, p := range o.Launches {
+		events += len(p.Timeline)
+	}
+	if f.json {
+		return e.writeJSON(map[string]any{"kernel": k.Name, "file": *out, "launches": len(o.Launches), "events": events, "status": o.Status})
+	}
+	fmt.Fprintf(e.stdout, "%s: %d launch(es), %d events written to %s (open in https://ui.perfetto.dev or chrome://tracing)\n", k.Name, len(o.Launches), events, *out)
+	return nil
+}
+
+// Amdahl is the speedup of a program whose fraction p parallelises over n
+// processors: 1 / ((1-p) + p/n). n = +Inf gives the limit 1/(1-p).
+func Amdahl(p, n float64) float64 { return 1 / ((1 - p) + p/n) }
+
+func cmdAmdahl(e *env, args []string) error {
+	fs := e.newFlags("amdahl")
+	p := fs.Float64("p", 0.9, "parallel fraction, in [0,1]")
+	n := fs.Float64("n", 1000, "processors")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("amdahl takes no arguments, got %q", pos[0])
+	}
+	if !(*p >= 0 && *p <= 1) || !(*n >= 1) {
+		return usagef("amdahl: want 0 <= p <= 1 and n >= 1, got p=%v n=%v", *p, *n)
+	}
+	ps := []float64{0.5, 0.75, 0.9, 0.95, 0.99}
+	ns := []float64{4, 64, 1024, math.Inf(1)}
+	s := Amdahl(*p, *n)
+	if *asJSON {
+		type cell struct {
+			P       float64 `json:"p"`
+			N       any     `json:"n"`
+			Speedup float64 `json:"speedup"`
+		}
+		var table []cell
+		for _, pp := range ps {
+			for _, nn := range ns {
+				var nv any = nn
+				if math.IsInf(nn, 1) {
+					nv = "inf"
+				}
+				table = append(table, cell{pp, nv, Amdahl(pp, nn)})
+			}
+		}
+		return e.writeJSON(map[string]any{"p": *p, "n": *n, "speedup": s, "limit": Amdahl(*p, math.Inf(1)), "table": table})
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "S(%g) = 1 / ((1-%g) + %g/%g) = %.2fx   (limit as n grows: %.1fx)\n\n", *n, *p, *p, *n, s, Amdahl(*p, math.Inf(1)))
+	fmt.Fprintf(w, "%-6s %8s %8s %8s %8s\n", "P", "N=4", "N=64", "N=1024", "N=inf")
+	for _, pp := range ps {
+		fmt.Fprintf(w, "%-6s", fmt.Sprintf("%g%%", pp*100))
+		for _, nn := range ns {
+			fmt.Fprintf(w, " %7.1fx", Amdahl(pp, nn))
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
