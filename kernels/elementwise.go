@@ -1,0 +1,324 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// Elementwise kernels (the map pattern) from seeds 000 and 002: one thread
+// per element, c[i] = f(a[i], b[i]) behind an i < n bounds check.
+//
+// Seed 000 runs its arithmetic through CuPy (a + b, a - b, a * b,
+// a / (b + 1e-8)) and its broadcast as array_2d + a[:, None]; those have no
+// CUDA C in the seed, so the kernels here are the obvious one-thread-per-
+// element versions, written as seed 002's vector_add is. Its sigmoid map is
+// the seed's parallel_map.
+
+// cover is the 1-D grid that covers n elements with blocks of per threads,
+// at least one block (CUDA refuses an empty grid).
+func cover(n, per int) int { return max(1, (n+per-1)/per) }
+
+// blockOr is c.Block, or def when the case leaves it zero.
+func blockOr(c Case, def int) int {
+	if c.Block == 0 {
+		return def
+	}
+	return c.Block
+}
+
+// f32s is Case input i as []float32.
+func f32s(c Case, i int) []float32 { return c.Inputs[i].([]float32) }
+
+// randF32 draws one float32 from a mix that exercises IEEE corners: mostly
+// ordinary values in (-scale, scale), plus signed zeros, small integers,
+// subnormals and large magnitudes up to big.
+func randF32(r *rand.Rand, scale, big float64) float32 {
+	sign := float32(1)
+	if r.IntN(2) == 0 {
+		sign = -1
+	}
+	switch k := r.IntN(20); {
+	case k < 12:
+		return float32((2*r.Float64() - 1) * scale)
+	case k < 14:
+		return sign * 0
+	case k < 16:
+		return sign * float32(r.IntN(9))
+	case k < 18: // subnormal: below 2^-126
+		return sign * math.Float32frombits(uint32(1+r.IntN(1<<23-1)))
+	default: // large: 2^20 .. big
+		return sign * float32(math.Exp2(20+r.Float64()*(math.Log2(big)-20)))
+	}
+}
+
+// randF32s is n draws of randF32.
+func randF32s(r *rand.Rand, n int, scale, big float64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = randF32(r, scale, big)
+	}
+	return out
+}
+
+// ---- binary elementwise: vec_add, vec_sub, vec_mul, vec_div, vector_add ----
+
+// divEpsilon is seed 000's epsilon = 1e-8, which CuPy adds to the float32
+// array b as a float32 (b + epsilon stays float32).
+const divEpsilon float32 = 1e-8
+
+// binaryFunc is the CUDA kernel
+//
+//	extern "C" __global__ void name(const float *a, const float *b, float *c, int n) {
+//	    int idx = blockDim.x * blockIdx.x + threadIdx.x;
+//	    if (idx < n) c[idx] = op(a[idx], b[idx]);
+//	}
+func binaryFunc(name string, op func(a, b float32) float32) *Func {
+	return &Func{Name: name, Body: func(args []any) sim.Kernel {
+		a, b, c, n := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2]), Int(args[3])
+		return func(t *sim.Thread) {
+			idx := t.BlockDim.X*t.BlockIdx.X + t.ThreadIdx.X
+			if idx < n {
+				c.Store(t, idx, op(a.Load(t, idx), b.Load(t, idx)))
+			}
+		}
+	}}
+}
+
+func opAdd(a, b float32) float32 { return a + b }
+func opSub(a, b float32) float32 { return a - b }
+func opMul(a, b float32) float32 { return a * b }
+func opDiv(a, b float32) float32 { return a / (b + divEpsilon) }
+
+// binaryKernel is the registry entry of a binary elementwise kernel: inputs
+// a, b of N float32, output c, launched with (N + block - 1) / block blocks
+// of Case.Block threads (default 256).
+func binaryKernel(name, doc, seed string, fn *Func, op func(a, b float32) float32, blocks []int) *Kernel {
+	return &Kernel{
+		Name:  name,
+		Doc:   doc,
+		Seed:  seed,
+		Funcs: []*Func{fn},
+		Run: func(b Backend, c Case) (Result, error) {
+			return runBinary(b, c, fn)
+		},
+		Reference: func(c Case) Result {
+			a, bb := f32s(c, 0), f32s(c, 1)
+			out := make([]float32, c.N)
+			for i := range out {
+				out[i] = op(a[i], bb[i])
+			}
+			return Result{out}
+		},
+		Generate: func(r *rand.Rand, n, block int) Case {
+			return Case{N: n, Block: block, Inputs: []any{randF32s(r, n, 1, 1e30), randF32s(r, n, 1, 1e30)}}
+		},
+		Blocks: blocks,
+		SeedN:  10_000_000,
+	}
+}
+
+func runBinary(b Backend, c Case, fn *Func) (Result, error) {
+	block := blockOr(c, 256)
+	da, err := Upload(b, f32s(c, 0))
+	if err != nil {
+		return nil, err
+	}
+	defer b.Free(da)
+	db, err := Upload(b, f32s(c, 1))
+	if err != nil {
+		return nil, err
+	}
+	defer b.Free(db)
+	dc, err := b.Alloc(Float32, c.N)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Free(dc)
+	if err := b.Launch(fn, sim.Dim(cover(c.N, block)), sim.Dim(block), 0, da, db, dc, int32(c.N)); err != nil {
+		return nil, err
+	}
+	out, err := Download[float32](b, dc)
+	return Result{out}, err
+}
+
+var (
+	vecAddFunc    = binaryFunc("vec_add", opAdd)
+	vecSubFunc    = binaryFunc("vec_sub", opSub)
+	vecMulFunc    = binaryFunc("vec_mul", opMul)
+	vecDivFunc    = binaryFunc("vec_div", opDiv)
+	vectorAddFunc = binaryFunc("vector_add", opAdd)
+)
+
+var vecAdd = register(binaryKernel("vec_add",
+	"vec_add: c = a + b elementwise on float32 (seed 000's CuPy a + b).\n\nN elements; default 256 threads per block.",
+	"000", vecAddFunc, opAdd, nil))
+
+var vecSub = register(binaryKernel("vec_sub",
+	"vec_sub: c = a - b elementwise on float32 (seed 000's CuPy a - b).\n\nN elements; default 256 threads per block.",
+	"000", vecSubFunc, opSub, nil))
+
+var vecMul = register(binaryKernel("vec_mul",
+	"vec_mul: c = a * b elementwise on float32 (seed 000's CuPy a * b).\n\nN elements; default 256 threads per block.",
+	"000", vecMulFunc, opMul, nil))
+
+var vecDiv = register(binaryKernel("vec_div",
+	"vec_div: c = a / (b + 1e-8f) elementwise on float32 (seed 000's CuPy a / (b + epsilon)).\n\n"+
+		"The epsilon is added in float32, as CuPy does for a float32 array plus a Python scalar; the\n"+
+		"division is IEEE round-to-nearest (nvcc's default -prec-div=true), so the result is exact.",
+	"000", vecDivFunc, opDiv, nil))
+
+// vectorAdd is seed 002's vector_add, the kernel its block-size sweep times
+// at 64, 128, 256, 512 and 1024 threads per block (default 256).
+var vectorAdd = register(binaryKernel("vector_add",
+	"vector_add: c = a + b on float32, seed 002's kernel for the block-size sweep.\n\n"+
+		"Blocks are the sweep's 64, 128, 256, 512, 1024 threads; default 256 as in the seed.",
+	"002", vectorAddFunc, opAdd, []int{64, 128, 256, 512, 1024}))
+
+// ---- broadcast_add ----
+
+// broadcastAddFunc is seed 000's array_2d + a[:, None] as a CUDA kernel:
+// one thread per element of the rows x cols row-major array,
+//
+//	extern "C" __global__ void broadcast_add(const float *arr, const float *a, float *out, int rows, int cols) {
+//	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+//	    if (idx < rows * cols) out[idx] = arr[idx] + a[idx / cols];
+//	}
+var broadcastAddFunc = &Func{Name: "broadcast_add", Body: func(args []any) sim.Kernel {
+	arr, a, out := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
+	rows, cols := Int(args[3]), Int(args[4])
+	return func(t *sim.Thread) {
+		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
+		if idx < rows*cols {
+			out.Store(t, idx, arr.Load(t, idx)+a.Load(t, idx/cols))
+		}
+	}
+}}
+
+var broadcastAdd = register(&Kernel{
+	Name: "broadcast_add",
+	Doc: "broadcast_add: out[r][c] = arr[r][c] + a[r], a 1-D array added across each row of a 2-D array.\n\n" +
+		"Seed 000's array_2d + a[:, None] with array_2d of shape (size, 100). Case.N is the number of\n" +
+		"rows, Params[0] the number of columns; inputs are arr (rows*cols, row-major) and a (rows).\n" +
+		"One thread per element of arr, default 256 threads per block.",
+	Seed:  "000",
+	Funcs: []*Func{broadcastAddFunc},
+	Run: func(b Backend, c Case) (Result, error) {
+		rows, cols := c.N, c.Params[0]
+		block := blockOr(c, 256)
+		darr, err := Upload(b, f32s(c, 0))
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(darr)
+		da, err := Upload(b, f32s(c, 1))
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(da)
+		dout, err := b.Alloc(Float32, rows*cols)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(dout)
+		err = b.Launch(broadcastAddFunc, sim.Dim(cover(rows*cols, block)), sim.Dim(block), 0,
+			darr, da, dout, int32(rows), int32(cols))
+		if err != nil {
+			return nil, err
+		}
+		out, err := Download[float32](b, dout)
+		return Result{out}, err
+	},
+	Reference: func(c Case) Result {
+		rows, cols := c.N, c.Params[0]
+		arr, a := f32s(c, 0), f32s(c, 1)
+		out := make([]float32, rows*cols)
+		for i := range out {
+			out[i] = arr[i] + a[i/cols]
+		}
+		return Result{out}
+	},
+	// Generate makes about n elements: the seed's 100 columns half the
+	// time, otherwise 1..100, and as many rows as that takes.
+	Generate: func(r *rand.Rand, n, block int) Case {
+		cols := 100
+		if r.IntN(2) == 0 {
+			cols = 1 + r.IntN(100)
+		}
+		rows := cover(n, cols)
+		return Case{N: rows, Block: block, Params: []int{cols},
+			Inputs: []any{randF32s(r, rows*cols, 1, 1e30), randF32s(r, rows, 1, 1e30)}}
+	},
+	SeedN: 10_000_000,
+})
+
+// ---- sigmoid (parallel map) ----
+
+// sigmoid32 is CUDA's 1.0f / (1.0f + expf(-x)) in float32. expf is computed
+// as the correctly rounded float32 of math.Exp; CUDA's expf is within 2 ulp
+// of that, hence sigmoid's Rule.
+func sigmoid32(x float32) float32 {
+	e := float32(math.Exp(float64(-x)))
+	return 1 / (1 + e)
+}
+
+// sigmoidFunc is seed 000's parallel_map:
+//
+//	__global__ void parallel_map(const float *input, float *output, int n) {
+//	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+//	    if (idx < n) { float x = input[idx]; output[idx] = 1.0f / (1.0f + expf(-x)); }
+//	}
+var sigmoidFunc = &Func{Name: "parallel_map", Body: func(args []any) sim.Kernel {
+	in, out, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
+	return func(t *sim.Thread) {
+		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
+		if idx < n {
+			x := in.Load(t, idx)
+			out.Store(t, idx, sigmoid32(x))
+		}
+	}
+}}
+
+var sigmoid = register(&Kernel{
+	Name: "sigmoid",
+	Doc: "sigmoid: the parallel map output[i] = 1/(1+expf(-input[i])) on float32 (seed 000's parallel_map).\n\n" +
+		"N elements (the seed's 10M randn values), 256 threads per block as in the seed.",
+	Seed:  "000",
+	Funcs: []*Func{sigmoidFunc},
+	Run: func(b Backend, c Case) (Result, error) {
+		block := blockOr(c, 256)
+		din, err := Upload(b, f32s(c, 0))
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(din)
+		dout, err := b.Alloc(Float32, c.N)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(dout)
+		if err := b.Launch(sigmoidFunc, sim.Dim(cover(c.N, block)), sim.Dim(block), 0, din, dout, int32(c.N)); err != nil {
+			return nil, err
+		}
+		out, err := Download[float32](b, dout)
+		return Result{out}, err
+	},
+	Reference: func(c Case) Result {
+		in := f32s(c, 0)
+		out := make([]float32, c.N)
+		for i, x := range in {
+			out[i] = sigmoid32(x)
+		}
+		return Result{out}
+	},
+	// Generate draws mostly from (-8, 8), where sigmoid is not saturated,
+	// plus the corner values (subnormal, zero, large of either sign).
+	Generate: func(r *rand.Rand, n, block int) Case {
+		return Case{N: n, Block: block, Inputs: []any{randF32s(r, n, 8, 1e30)}}
+	},
+	Rule: Rule{MaxULP: 4, Why: "expf is CUDA's, accurate to 2 ulp, while the Go kernel rounds math.Exp " +
+		"correctly; a 2-ulp relative error in e = expf(-x) passes through 1+e and 1/(1+e) with factor " +
+		"e/(1+e) <= 1 and two more roundings, which is up to 4 ulp of the result near a binade edge"},
+	SeedN: 10_000_000,
+})
