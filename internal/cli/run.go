@@ -129,6 +129,9 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 		}
 	}
 	o.Launches = profs
+	if o.Block == 0 && len(profs) > 0 {
+		o.Block = profs[0].Block.Size()
+	}
 	for _, r := range be.Reports {
 		o.Findings = append(o.Findings, r.Findings...)
 	}
