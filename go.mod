@@ -3,9 +3,12 @@ module github.com/gpusim/gpusim
 go 1.26.8
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/google/go-cmp v0.7.0
+	gorgonia.org/cu v0.9.6
+	pgregory.net/rapid v1.3.0
+)
+
+require (
 	github.com/google/uuid v1.1.1 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	gorgonia.org/cu v0.9.6 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )

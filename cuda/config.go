@@ -1,0 +1,40 @@
+package cuda
+
+// Config selects the device and the twin compiler.
+type Config struct {
+	// Ordinal is the CUDA device number (0: the first GPU).
+	Ordinal int
+	// NVCC is the compiler; empty: nvcc on PATH, then $CUDA_HOME/bin/nvcc,
+	// then /usr/local/cuda/bin/nvcc.
+	NVCC string
+	// CacheDir holds compiled twins; empty: $GPUSIM_CUDA_CACHE, else
+	// <os.UserCacheDir>/gpusim/cuda.
+	CacheDir string
+	// ExtraFlags are appended to the nvcc flags (and to the cache key).
+	ExtraFlags []string
+}
+
+// Info describes the opened device.
+type Info struct {
+	Name          string // e.g. "NVIDIA H100 80GB HBM3"
+	CC            [2]int // compute capability
+	Arch          string // sm_XY, what twins are compiled for
+	DriverVersion int    // cuDriverGetVersion, e.g. 13000
+	NVCC          string // nvcc --version's release line
+	SMs           int
+}
+
+// Build records how one twin was compiled.
+type Build struct {
+	Kernel string
+	Flags  []string // nvcc flags, the -arch one included
+	Hash   string   // cache key: sha256 of source, flags and nvcc version
+	Cached bool     // loaded from the disk cache rather than compiled now
+}
+
+// ParityFlags are the nvcc flags every twin is compiled with, chosen for
+// bitwise parity with the Go bodies: Go never fuses a*b+c into an FMA, so
+// neither may nvcc (-fmad=false); IEEE division and square root and no
+// flush-to-zero match Go's float32 arithmetic. -lineinfo changes no code;
+// it lets compute-sanitizer name source lines.
+var ParityFlags = []string{"-fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-O3", "-lineinfo"}

@@ -1,0 +1,510 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"github.com/gpusim/gpusim/kernels"
+	"github.com/gpusim/gpusim/sim"
+	"gorgonia.org/cu"
+)
+
+// Available reports whether this build has the CUDA backend.
+const Available = true
+
+// Device is a kernels.Backend on a real GPU through the CUDA driver API
+// (gorgonia.org/cu v0.9.6). Every driver call runs on one goroutine locked
+// to its OS thread, on which the device's primary context is current: the
+// driver keeps the current context per thread, so calls from whatever thread
+// the Go scheduler picks fail with CUDA_ERROR_INVALID_CONTEXT.
+type Device struct {
+	work chan func()
+	done chan struct{}
+
+	dev  cu.Device
+	ctx  cu.CUContext
+	info Info
+
+	cfg      Config
+	compiler *Compiler
+
+	// Entry points: Func.Name -> the kernels whose twins declare it. Use
+	// picks the twin to prefer where several declare one name.
+	index   map[string][]string
+	current string
+	modules map[string]cu.Module              // kernel -> loaded module
+	funcs   map[string]map[string]cu.Function // kernel -> entry -> function
+	builds  map[string]Build
+	mems    map[*devMem]bool
+}
+
+type devMem struct {
+	ptr cu.DevicePtr
+	n   int
+	dt  kernels.DType
+}
+
+func (m *devMem) Len() int             { return m.n }
+func (m *devMem) DType() kernels.DType { return m.dt }
+
+// Open starts the driver thread, retains the primary context of device
+// cfg.Ordinal and makes it current on that thread.
+func Open(cfg Config) (*Device, error) {
+	d := &Device{
+		work: make(chan func()), done: make(chan struct{}), cfg: cfg,
+		index: map[string][]string{}, modules: map[string]cu.Module{},
+		funcs: map[string]map[string]cu.Function{}, builds: map[string]Build{},
+		mems: map[*devMem]bool{},
+	}
+	go d.loop()
+	err := d.do(func() error {
+		var err error
+		// cu's package init already called cuInit(0) (and exits the
+		// process if it fails).
+		if d.dev, err = cu.GetDevice(cfg.Ordinal); err != nil {
+			return fmt.Errorf("cuDeviceGet(%d): %w", cfg.Ordinal, err)
+		}
+		// Workaround: cu.NewContext/cu.Device.MakeContext call cuCtxCreate,
+		// whose ABI changed in CUDA 13 (cuCtxCreate_v4 takes a
+		// CUctxCreateParams*). Which symbol the binary binds depends on the
+		// cuda.h it was built against; the primary context API
+		// (cuDevicePrimaryCtxRetain) has not changed since CUDA 7 and is
+		// also what the runtime API and compute-sanitizer expect.
+		if d.ctx, err = d.dev.RetainPrimaryCtx(); err != nil {
+			return fmt.Errorf("cuDevicePrimaryCtxRetain: %w", err)
+		}
+		if err = cu.SetCurrentContext(d.ctx); err != nil {
+			return fmt.Errorf("cuCtxSetCurrent: %w", err)
+		}
+		if d.info.Name, err = d.dev.Name(); err != nil {
+			return fmt.Errorf("cuDeviceGetName: %w", err)
+		}
+		if d.info.CC[0], d.info.CC[1], err = d.dev.ComputeCapability(); err != nil {
+			return fmt.Errorf("cuDeviceGetAttribute(compute capability): %w", err)
+		}
+		if d.info.SMs, err = d.dev.Attribute(cu.MultiprocessorCount); err != nil {
+			return fmt.Errorf("cuDeviceGetAttribute(multiprocessor count): %w", err)
+		}
+		d.info.DriverVersion = cu.Version()
+		d.info.Arch = fmt.Sprintf("sm_%d%d", d.info.CC[0], d.info.CC[1])
+		return nil
+	})
+	if err != nil {
+		d.stop()
+		return nil, err
+	}
+	if d.compiler, err = NewCompiler(cfg, d.info.Arch); err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.info.NVCC = d.compiler.Version
+	for _, k := range TwinNames() {
+		src, _ := Twin(k)
+		for _, e := range EntryPoints(src) {
+			d.index[e] = append(d.index[e], k)
+		}
+	}
+	return d, nil
+}
+
+func (d *Device) loop() {
+	runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+	for {
+		select {
+		case f := <-d.work:
+			f()
+		case <-d.done:
+			return
+		}
+	}
+}
+
+// do runs f on the driver thread and waits for it.
+func (d *Device) do(f func() error) error {
+	errc := make(chan error, 1)
+	select {
+	case d.work <- func() { errc <- f() }:
+	case <-d.done:
+		return errors.New("cuda: device closed")
+	}
+	return <-errc
+}
+
+func (d *Device) stop() {
+	select {
+	case <-d.done:
+	default:
+		close(d.done)
+	}
+}
+
+// Close frees what is left, unloads the modules, releases the primary
+// context and ends the driver thread.
+func (d *Device) Close() error {
+	var errs []error
+	err := d.do(func() error {
+		for m := range d.mems {
+			if m.ptr != 0 {
+				if err := cu.MemFree(m.ptr); err != nil {
+					errs = append(errs, fmt.Errorf("cuMemFree: %w", err))
+				}
+			}
+		}
+		d.mems = nil
+		for k, m := range d.modules {
+			if err := m.Unload(); err != nil {
+				errs = append(errs, fmt.Errorf("cuModuleUnload(%s): %w", k, err))
+			}
+		}
+		d.modules = nil
+		if err := d.dev.ReleasePrimaryCtx(); err != nil {
+			errs = append(errs, fmt.Errorf("cuDevicePrimaryCtxRelease: %w", err))
+		}
+		return nil
+	})
+	d.stop()
+	return errors.Join(append(errs, err)...)
+}
+
+// Info describes the device.
+func (d *Device) Info() Info { return d.info }
+
+// Builds returns how each twin loaded so far was compiled.
+func (d *Device) Builds() map[string]Build {
+	out := make(map[string]Build, len(d.builds))
+	for k, b := range d.builds {
+		out[k] = b
+	}
+	return out
+}
+
+func (d *Device) Name() string { return "cuda (" + d.info.Name + ")" }
+
+// Use compiles (or takes from the cache) and loads kernel's twin and makes
+// it the one Launch looks entry points up in first.
+func (d *Device) Use(kernel string) error {
+	if err := d.load(kernel); err != nil {
+		return err
+	}
+	d.current = kernel
+	return nil
+}
+
+func (d *Device) load(kernel string) error {
+	if _, ok := d.modules[kernel]; ok {
+		return nil
+	}
+	src, err := Twin(kernel)
+	if err != nil {
+		return err
+	}
+	image, b, err := d.compiler.Compile(kernel, src)
+	if err != nil {
+		return err
+	}
+	return d.do(func() error {
+		// cu.LoadData copies the image with C.CString, which copies all
+		// len(image) bytes (NULs included) and appends one: fine for a
+		// cubin, whose ELF header gives its size.
+		mod, err := cu.LoadData(string(image))
+		if err != nil {
+			return fmt.Errorf("cuModuleLoadData(%s.cubin): %w", kernel, err)
+		}
+		fns := map[string]cu.Function{}
+		for _, e := range EntryPoints(src) {
+			fn, err := mod.Function(e)
+			if err != nil {
+				mod.Unload()
+				return fmt.Errorf("cuModuleGetFunction(%s, %q): %w (is it extern \"C\"?)", kernel, e, err)
+			}
+			fns[e] = fn
+		}
+		d.modules[kernel] = mod
+		d.funcs[kernel] = fns
+		d.builds[kernel] = b
+		return nil
+	})
+}
+
+func (d *Device) function(name string) (cu.Function, error) {
+	if fns, ok := d.funcs[d.current]; ok {
+		if fn, ok := fns[name]; ok {
+			return fn, nil
+		}
+	}
+	owners := d.index[name]
+	if len(owners) == 0 {
+		return cu.Function{}, fmt.Errorf("cuda: no twin declares entry point %q", name)
+	}
+	if len(owners) > 1 && d.current == "" {
+		return cu.Function{}, fmt.Errorf("cuda: entry point %q is declared by %v: call Use(kernel) first", name, owners)
+	}
+	if err := d.load(owners[0]); err != nil {
+		return cu.Function{}, err
+	}
+	return d.funcs[owners[0]][name], nil
+}
+
+func (d *Device) mem(m kernels.Mem) (*devMem, error) {
+	dm, ok := m.(*devMem)
+	if !ok {
+		return nil, fmt.Errorf("cuda: %T is not a device buffer", m)
+	}
+	if !d.mems[dm] {
+		return nil, errors.New("cuda: buffer was freed")
+	}
+	return dm, nil
+}
+
+func (d *Device) Alloc(dt kernels.DType, n int) (kernels.Mem, error) {
+	if dt.Size() == 0 || dt.String() == "" {
+		return nil, fmt.Errorf("cuda: unknown dtype %d", dt)
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("cuda: Alloc of %d elements", n)
+	}
+	m := &devMem{n: n, dt: dt}
+	err := d.do(func() error {
+		if n > 0 { // cuMemAlloc(0) is an error; an empty buffer has no memory
+			p, err := cu.MemAlloc(int64(n * dt.Size()))
+			if err != nil {
+				return fmt.Errorf("cuMemAlloc(%d × %v): %w", n, dt, err)
+			}
+			m.ptr = p
+		}
+		d.mems[m] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// hostBytes returns the address and length in bytes of a host slice of
+// dtype dt.
+func hostBytes(dt kernels.DType, s any) (unsafe.Pointer, int, error) {
+	var p unsafe.Pointer
+	var n int
+	switch v := s.(type) {
+	case []int8:
+		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	case []uint8:
+		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	case []int32:
+		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	case []uint32:
+		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	case []int64:
+		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	case []uint64:
+		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	case []float32:
+		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	case []float64:
+		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	default:
+		return nil, 0, fmt.Errorf("cuda: %T is not a host slice", s)
+	}
+	if got := sliceDType(s); got != dt {
+		return nil, 0, fmt.Errorf("cuda: %T does not match a %v buffer", s, dt)
+	}
+	return p, n, nil
+}
+
+func sliceDType(s any) kernels.DType {
+	switch s.(type) {
+	case []int8:
+		return kernels.Int8
+	case []uint8:
+		return kernels.Uint8
+	case []int32:
+		return kernels.Int32
+	case []uint32:
+		return kernels.Uint32
+	case []int64:
+		return kernels.Int64
+	case []uint64:
+		return kernels.Uint64
+	case []float32:
+		return kernels.Float32
+	case []float64:
+		return kernels.Float64
+	}
+	return 0
+}
+
+// Write copies src into the start of m, as SimBackend does.
+func (d *Device) Write(m kernels.Mem, src any) error {
+	dm, err := d.mem(m)
+	if err != nil {
+		return err
+	}
+	p, n, err := hostBytes(dm.dt, src)
+	if err != nil {
+		return err
+	}
+	if n > dm.n {
+		return fmt.Errorf("cuda: Write of %d elements into a buffer of %d", n, dm.n)
+	}
+	if n == 0 {
+		return nil
+	}
+	return d.do(func() error {
+		if err := cu.MemcpyHtoD(dm.ptr, p, int64(n*dm.dt.Size())); err != nil {
+			return fmt.Errorf("cuMemcpyHtoD(%d bytes): %w", n*dm.dt.Size(), err)
+		}
+		return nil
+	})
+}
+
+// Read copies the start of m into dst.
+func (d *Device) Read(m kernels.Mem, dst any) error {
+	dm, err := d.mem(m)
+	if err != nil {
+		return err
+	}
+	p, n, err := hostBytes(dm.dt, dst)
+	if err != nil {
+		return err
+	}
+	if n > dm.n {
+		return fmt.Errorf("cuda: Read of %d elements from a buffer of %d", n, dm.n)
+	}
+	if n == 0 {
+		return nil
+	}
+	return d.do(func() error {
+		if err := cu.MemcpyDtoH(p, dm.ptr, int64(n*dm.dt.Size())); err != nil {
+			return fmt.Errorf("cuMemcpyDtoH(%d bytes): %w", n*dm.dt.Size(), err)
+		}
+		return nil
+	})
+}
+
+func (d *Device) Memset(m kernels.Mem, v byte) error {
+	dm, err := d.mem(m)
+	if err != nil {
+		return err
+	}
+	if dm.n == 0 {
+		return nil
+	}
+	return d.do(func() error {
+		if err := cu.MemsetD8(dm.ptr, v, int64(dm.n*dm.dt.Size())); err != nil {
+			return fmt.Errorf("cuMemsetD8: %w", err)
+		}
+		return nil
+	})
+}
+
+func (d *Device) Free(m kernels.Mem) {
+	dm, ok := m.(*devMem)
+	if !ok || !d.mems[dm] {
+		return
+	}
+	d.do(func() error {
+		if dm.ptr != 0 {
+			cu.MemFree(dm.ptr) // nothing to do with an error here
+		}
+		delete(d.mems, dm)
+		return nil
+	})
+}
+
+// packArgs turns launch arguments into the kernelParams array the driver
+// wants: one pointer to each argument's value.
+//
+// Workaround: cu v0.9.6's Function.Launch copies each parameter into C
+// memory as *(*uint64)(kernelParams[i]), an 8-byte read whatever the
+// parameter's size. A pointer to a lone int32 or float32 would make it read
+// 4 bytes past the value. Each argument therefore gets an 8-byte slot: a
+// 4-byte scalar sits in the slot's low half (little-endian, so the pointer
+// to the slot is also a pointer to the 4-byte value, which is all the
+// driver reads for an int/float parameter), a device pointer is stored as
+// its cu.DevicePtr (uintptr) value.
+func (d *Device) packArgs(fn string, args []any) ([]unsafe.Pointer, error) {
+	slots := make([]uint64, len(args))
+	params := make([]unsafe.Pointer, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case kernels.Mem:
+			dm, err := d.mem(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: argument %d: %w", fn, i, err)
+			}
+			*(*cu.DevicePtr)(unsafe.Pointer(&slots[i])) = dm.ptr
+		case int32:
+			*(*int32)(unsafe.Pointer(&slots[i])) = v
+		case uint32:
+			*(*uint32)(unsafe.Pointer(&slots[i])) = v
+		case float32:
+			*(*float32)(unsafe.Pointer(&slots[i])) = v
+		case int:
+			// CUDA int parameters are 32 bits: accept a Go int that fits.
+			if v < math.MinInt32 || v > math.MaxInt32 {
+				return nil, fmt.Errorf("%s: argument %d: int %d does not fit a CUDA int", fn, i, v)
+			}
+			*(*int32)(unsafe.Pointer(&slots[i])) = int32(v)
+		case int64:
+			slots[i] = uint64(v)
+		case uint64:
+			slots[i] = v
+		case float64:
+			slots[i] = math.Float64bits(v)
+		default:
+			return nil, fmt.Errorf("%s: argument %d: unsupported type %T", fn, i, a)
+		}
+		params[i] = unsafe.Pointer(&slots[i])
+	}
+	return params, nil
+}
+
+// Launch runs fn<<<grid, block, sharedBytes>>>(args...) and synchronizes,
+// so that a fault in the kernel is returned by the launch that caused it.
+func (d *Device) Launch(fn *kernels.Func, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	f, err := d.function(fn.Name)
+	if err != nil {
+		return err
+	}
+	params, err := d.packArgs(fn.Name, args)
+	if err != nil {
+		return err
+	}
+	g, b := norm(grid), norm(block)
+	return d.do(func() error {
+		if sharedBytes > 48<<10 {
+			// Dynamic shared memory above 48 KiB must be opted into per function.
+			if err := setMaxDynamicShared(f, sharedBytes); err != nil {
+				return fmt.Errorf("cuFuncSetAttribute(%s, max dynamic shared %d): %w", fn.Name, sharedBytes, err)
+			}
+		}
+		if err := f.Launch(g.X, g.Y, g.Z, b.X, b.Y, b.Z, sharedBytes, cu.Stream{}, params); err != nil {
+			return fmt.Errorf("cuLaunchKernel(%s<<<%v, %v, %d>>>): %w", fn.Name, grid, block, sharedBytes, err)
+		}
+		if err := cu.Synchronize(); err != nil {
+			return fmt.Errorf("cuCtxSynchronize after %s: %w", fn.Name, err)
+		}
+		return nil
+	})
+}
+
+func norm(d sim.Dim3) sim.Dim3 {
+	if d.X == 0 {
+		d.X = 1
+	}
+	if d.Y == 0 {
+		d.Y = 1
+	}
+	if d.Z == 0 {
+		d.Z = 1
+	}
+	return d
+}
+
+var _ kernels.Backend = (*Device)(nil)
