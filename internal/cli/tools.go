@@ -79,6 +79,7 @@ func cmdSweep(e *env, args []string) error {
 		ElapsedNano int64         `json:"elapsed_ns"`
 	}
 	var rows []row
+	n := f.n
 	for _, b := range sizes {
 		f.block = b
 		o, err := e.execute(k, f)
@@ -90,6 +91,7 @@ func cmdSweep(e *env, args []string) error {
 			}
 			return err
 		}
+		n = o.N
 		r := row{Block: b, Status: o.Status, Error: firstLine(o.Error), ElapsedNano: int64(o.Elapsed)}
 		var g sim.GlobalStats
 		for _, p := range o.Launches {
@@ -111,7 +113,7 @@ func cmdSweep(e *env, args []string) error {
 		return e.writeJSON(rows)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "%s on %s, n=%d\n", k.Name, f.arch, f.n)
+	fmt.Fprintf(w, "%s on %s, n=%d\n", k.Name, f.arch, n)
 	fmt.Fprintf(w, "%6s %7s %7s %6s %-13s %10s %8s %9s %8s %8s %9s\n", "block", "blocks", "warps", "occ%", "limit", "gld+gst", "sect/req", "bank-cnf", "barriers", "atomics", "time")
 	for _, r := range rows {
 		if r.Status == "illegal" {
