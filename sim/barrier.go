@@ -45,7 +45,7 @@ func (t *Thread) barLive() int { return int(t.collRes) }
 func (t *Thread) barrier(kind barKind, pred bool) int {
 	w := t.w
 	b := t.blk
-	cls := w.sites.caller()
+	cls := w.sites.callerSkip(2) // barrier <- SyncThreads inlined in the kernel
 	s := cls.site
 	w.stats.Barriers++
 	bar := &b.bar

@@ -25,11 +25,16 @@ type access struct {
 
 const atomicBit = 1 << 31
 
-// cell is the shadow of one element: the last write (or atomic) and the last
-// plain read. Keeping one read is FastTrack's epoch case without its
-// read-shared fallback: a race between two earlier readers and a later
-// writer is found for the later reader only. RATIONALE.md discusses it.
-type cell struct{ w, r access }
+// cell is the shadow of one element: the last write (or atomic) and up to
+// two plain reads since it. A new read replaces a recorded read that happens
+// before it (or is its own thread's); two concurrent readers are both kept,
+// which is what finds a warp-synchronous reduction without __syncwarp. A
+// third concurrent reader replaces the older slot: FastTrack's read-shared
+// vector clock, bounded at two. RATIONALE.md discusses what that misses.
+type cell struct {
+	w access
+	r [2]access
+}
 
 // hbState is a thread's happens-before knowledge.
 type hbState struct {
@@ -226,26 +231,39 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 		if c.w.gid != 0 && !t.ordered(&c.w) {
 			t.race(m, i, kind, cls.site, &c.w, false)
 		}
-		c.r = me
+		switch {
+		case c.r[0].gid == 0 || c.r[0].gid == t.gid || t.ordered(&c.r[0]):
+			c.r[0] = me
+		case c.r[1].gid == 0 || c.r[1].gid == t.gid || t.ordered(&c.r[1]):
+			c.r[1] = me
+		default:
+			c.r[0], c.r[1] = c.r[1], me
+		}
 	case accWrite:
 		if c.w.gid != 0 && !t.ordered(&c.w) {
 			t.race(m, i, kind, cls.site, &c.w, false)
 		}
-		if c.r.gid != 0 && !t.ordered(&c.r) {
-			t.race(m, i, kind, cls.site, &c.r, true)
-		}
-		c.w, c.r = me, access{}
+		t.checkReads(m, i, kind, cls.site, c)
+		c.w, c.r = me, [2]access{}
 		m.setInit(i)
 	case accAtomic:
 		me.site |= atomicBit
 		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !t.ordered(&c.w) {
 			t.race(m, i, kind, cls.site, &c.w, false)
 		}
-		if c.r.gid != 0 && !t.ordered(&c.r) {
-			t.race(m, i, kind, cls.site, &c.r, true)
-		}
-		c.w, c.r = me, access{}
+		t.checkReads(m, i, kind, cls.site, c)
+		c.w, c.r = me, [2]access{}
 		m.setInit(i)
+	}
+}
+
+// checkReads reports the recorded reads that a write does not come after.
+func (t *Thread) checkReads(m *mem, i int, kind accKind, s site, c *cell) {
+	for k := range c.r {
+		if r := &c.r[k]; r.gid != 0 && !t.ordered(r) {
+			t.race(m, i, kind, s, r, true)
+			return
+		}
 	}
 }
 

@@ -148,20 +148,29 @@ func (c *siteCache) caller() pcClass { return c.callerSkip(1) }
 //go:noinline
 func (c *siteCache) callerSkip(skip int) pcClass {
 	var pcs [maxFrames]uintptr
-	n := framePCs(&pcs)
-	for i := skip - 1; i < n; i++ {
-		if pcs[i] == 0 {
-			break
+	// Walk just far enough for the usual paths (the sim entry point inlined
+	// into the kernel or not); the whole chain only when a helper function
+	// sits between the kernel and sim.
+	want := skip + 1
+	for {
+		n := framePCs(&pcs, want)
+		for i := skip - 1; i < n; i++ {
+			if pcs[i] == 0 {
+				return slowCaller()
+			}
+			k := c.lookup(pcs[i])
+			if k.boundary {
+				return slowCaller()
+			}
+			if !k.internal {
+				return k
+			}
 		}
-		k := c.lookup(pcs[i])
-		if k.boundary {
-			break
+		if n < want || want == maxFrames {
+			return slowCaller()
 		}
-		if !k.internal {
-			return k
-		}
+		want = maxFrames
 	}
-	return slowCaller()
 }
 
 // slowCaller finds the kernel frame with the runtime's unwinder. The

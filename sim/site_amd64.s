@@ -1,18 +1,19 @@
 #include "textflag.h"
 
-// func framePCs(pcs *[maxFrames]uintptr) int
+// func framePCs(pcs *[maxFrames]uintptr, max int) int
 //
 // Walks the frame-pointer chain starting at the caller's frame and stores up
-// to maxFrames return addresses. The function has no frame of its own, so BP
+// to max (at most maxFrames) return addresses. The function has no frame of its own, so BP
 // still holds the caller's frame pointer: 8(BP) is the caller's return
 // address and 0(BP) the next frame pointer. Go keeps this chain valid and
 // ends it with 0 (the execution tracer relies on the same walk).
-TEXT ·framePCs(SB),NOSPLIT,$0-16
+TEXT ·framePCs(SB),NOSPLIT,$0-24
 	MOVQ pcs+0(FP), DI
+	MOVQ max+8(FP), SI
 	MOVQ BP, AX
 	XORQ CX, CX
 loop:
-	CMPQ CX, $8
+	CMPQ CX, SI
 	JGE  done
 	TESTQ AX, AX
 	JZ   done
@@ -22,5 +23,5 @@ loop:
 	INCQ CX
 	JMP  loop
 done:
-	MOVQ CX, ret+8(FP)
+	MOVQ CX, ret+16(FP)
 	RET

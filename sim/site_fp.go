@@ -6,4 +6,4 @@ package sim
 // nanoseconds, where runtime.Callers costs about 200.
 //
 //go:noescape
-func framePCs(pcs *[maxFrames]uintptr) int
+func framePCs(pcs *[maxFrames]uintptr, max int) int

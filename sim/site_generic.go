@@ -6,6 +6,6 @@ import "runtime"
 
 // framePCs falls back to runtime.Callers where gpusim has no frame-pointer
 // walk: correct, but about 200 ns a call, so detection is slower there.
-func framePCs(pcs *[maxFrames]uintptr) int {
-	return runtime.Callers(2, pcs[:])
+func framePCs(pcs *[maxFrames]uintptr, max int) int {
+	return runtime.Callers(2, pcs[:max])
 }

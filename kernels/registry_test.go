@@ -1,0 +1,161 @@
+package kernels_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/gpusim/gpusim/kernels"
+	"github.com/gpusim/gpusim/sim"
+	"pgregory.net/rapid"
+)
+
+func TestValidateRegistry(t *testing.T) {
+	if err := kernels.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(kernels.All()) == 0 {
+		t.Fatal("empty registry")
+	}
+	for _, k := range kernels.All() {
+		if k.Faulty {
+			if _, ok := kernels.Lookup(k.FixedBy); !ok {
+				t.Errorf("%s: FixedBy %q is not in the registry", k.Name, k.FixedBy)
+			}
+		}
+	}
+}
+
+// maxSize bounds generated problem sizes: kernels whose seed size is a
+// matrix side (a few thousand) get sides, the others element counts.
+func maxSize(k *kernels.Kernel) int {
+	if k.SeedN > 0 && k.SeedN <= 4096 {
+		return 40
+	}
+	return 3000
+}
+
+// drawBlock picks a legal block size for k.
+func drawBlock(t *rapid.T, k *kernels.Kernel) int {
+	if len(k.Blocks) > 0 {
+		return rapid.SampledFrom(k.Blocks).Draw(t, "block")
+	}
+	return 32 * rapid.IntRange(1, 32).Draw(t, "warps")
+}
+
+// runSim runs k's driver on a fresh simulator with detection on.
+func runSim(k *kernels.Kernel, c kernels.Case, opts sim.Options) (kernels.Result, *kernels.SimBackend, error) {
+	b := kernels.NewSimBackend(sim.H100, opts)
+	res, err := k.Run(b, c)
+	return res, b, err
+}
+
+// TestRegistryMatchesReference is the property every correct kernel must
+// hold: on generated inputs and launch shapes, the simulator's result equals
+// the CPU reference under the kernel's rule, and the detectors stay silent.
+func TestRegistryMatchesReference(t *testing.T) {
+	for _, k := range kernels.All() {
+		if k.Faulty {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			rapid.Check(t, func(rt *rapid.T) {
+				n := rapid.IntRange(1, maxSize(k)).Draw(rt, "n")
+				block := drawBlock(rt, k)
+				seed := rapid.Uint64().Draw(rt, "seed")
+				c := k.Generate(rand.New(rand.NewPCG(seed, 1)), n, block)
+				got, _, err := runSim(k, c, sim.Options{})
+				if err != nil {
+					rt.Fatalf("n=%d block=%d: %v", n, block, err)
+				}
+				if err := kernels.Compare(k.Rule, got, k.Reference(c)); err != nil {
+					rt.Fatalf("n=%d block=%d: %v", n, block, err)
+				}
+			})
+		})
+	}
+}
+
+// TestRegistryRandomSchedules runs every correct kernel under seeded random
+// schedules: results must not depend on the interleaving, and the detectors
+// must stay silent under every one.
+func TestRegistryRandomSchedules(t *testing.T) {
+	for _, k := range kernels.All() {
+		if k.Faulty {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= 3; seed++ {
+				c := k.Generate(rand.New(rand.NewPCG(seed, 2)), min(maxSize(k), 700), 0)
+				got, _, err := runSim(k, c, sim.Options{}.WithSchedule(sim.RandomOrder).WithSeed(seed))
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if err := kernels.Compare(k.Rule, got, k.Reference(c)); err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+			}
+		})
+	}
+}
+
+// TestFaultyVariantsReported checks that every known-buggy variant is
+// reported with the kinds it declares, under the natural and random orders.
+func TestFaultyVariantsReported(t *testing.T) {
+	for _, k := range kernels.All() {
+		if !k.Faulty {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 3; seed++ {
+				c := k.Generate(rand.New(rand.NewPCG(seed, 3)), min(maxSize(k), 1000), 0)
+				opts := sim.Options{}
+				if seed > 1 {
+					opts = opts.WithSchedule(sim.RandomOrder).WithSeed(seed)
+				}
+				_, b, err := runSim(k, c, opts)
+				var r *sim.Report
+				if !errors.As(err, &r) {
+					t.Fatalf("seed %d: want a report of %v, got %v", seed, k.Expect, err)
+				}
+				var kinds []sim.Kind
+				for _, rep := range b.Reports {
+					for _, f := range rep.Findings {
+						kinds = append(kinds, f.Kind)
+					}
+				}
+				for _, want := range k.Expect {
+					if !slices.Contains(kinds, want) {
+						t.Errorf("seed %d: %v not reported; report:\n%v", seed, want, r)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDeterministic runs each kernel twice with one seed and demands the
+// same bits and the same report.
+func TestDeterministic(t *testing.T) {
+	for _, k := range kernels.All() {
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			c := k.Generate(rand.New(rand.NewPCG(9, 9)), min(maxSize(k), 500), 0)
+			opts := sim.Options{}.WithSchedule(sim.RandomOrder).WithSeed(42)
+			r1, _, e1 := runSim(k, c, opts)
+			r2, _, e2 := runSim(k, c, opts)
+			if fmt.Sprint(e1) != fmt.Sprint(e2) {
+				t.Fatalf("reports differ:\n%v\n---\n%v", e1, e2)
+			}
+			if e1 == nil {
+				if err := kernels.Compare(kernels.Rule{}, r1, r2); err != nil {
+					t.Fatalf("results differ between identical runs: %v", err)
+				}
+			}
+		})
+	}
+}
