@@ -1,0 +1,13 @@
+// matmul_naive: seed 004's naive matrix multiply, one thread per element of C.
+extern "C" __global__ void matmul_naive(float *A, float *B, float *C,
+                                        int M, int N, int K) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float sum = 0.0f;
+        for (int k = 0; k < K; k++) {
+            sum += A[row * K + k] * B[k * N + col];
+        }
+        C[row * N + col] = sum;
+    }
+}

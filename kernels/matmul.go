@@ -1,0 +1,288 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// Matrix multiplies from seeds 000 (matmul_tiled32: square N x N, 32x32
+// shared tiles, N divisible by 32) and 004 (matmul_naive and the
+// bounds-checked matmul_tiled16, M x K times K x N). All matrices are
+// row-major float32. Blocks are 2-D and square: Case.Block is their x
+// extent and the drivers launch (Block, Block) threads.
+//
+// nvcc contracts `sum += a * b` into one fused multiply-add (--fmad=true is
+// its default), so the Go kernels accumulate with fma32, a correctly
+// rounded float32 FMA, and the references replay the same chain.
+
+// fma32 is fmaf(x, y, z): x*y + z rounded once to float32, as the GPU's FFMA.
+//
+// The product of two float32s is exact in float64, so s = xy + z is the
+// exact sum rounded once to float64, and float32(s) rounds again. The double
+// rounding can only go wrong when s lies exactly halfway between two float32
+// values while the exact sum does not; then the float64 rounding error of
+// the addition (TwoSum, exact) says which way the exact sum lies.
+func fma32(x, y, z float32) float32 {
+	xy := float64(x) * float64(y)
+	zz := float64(z)
+	s := xy + zz
+	f := float32(s)
+	if math.IsInf(s, 0) || math.IsNaN(s) || float64(f) == s {
+		return f
+	}
+	bb := s - xy
+	err := (xy - (s - bb)) + (zz - bb)
+	if err == 0 {
+		return f
+	}
+	// g is f's neighbour on the other side of s; mid the halfway point.
+	var g float32
+	var mid float64
+	if math.IsInf(float64(f), 0) {
+		g = float32(math.Copysign(math.MaxFloat32, s))
+		mid = float64(g) + math.Copysign(0x1p103, s)
+	} else {
+		g = math.Nextafter32(f, float32(math.Copysign(math.Inf(1), s-float64(f))))
+		if math.IsInf(float64(g), 0) {
+			mid = float64(f) + math.Copysign(0x1p103, s)
+		} else {
+			mid = (float64(f) + float64(g)) / 2
+		}
+	}
+	if s != mid {
+		return f
+	}
+	lo, hi := min(f, g), max(f, g)
+	if err > 0 {
+		return hi
+	}
+	return lo
+}
+
+// genMatrix is rows*cols draws for a matrix: ordinary values, zeros,
+// subnormals and magnitudes up to 1e15, small enough that sums of products
+// stay finite.
+func genMatrix(r *rand.Rand, rows, cols int) []float32 { return randF32s(r, rows*cols, 1, 1e15) }
+
+// ---- matmul_tiled32 (seed 000) ----
+
+const tile32 = 32
+
+// matmulTiled32Func is seed 000's matmul_tiled(A, B, C, N) with
+// TILE_SIZE 32: no bounds checks, so N must be a multiple of 32.
+var matmulTiled32Func = &Func{Name: "matmul_tiled", Body: func(args []any) sim.Kernel {
+	a, b, c, n := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2]), Int(args[3])
+	return func(t *sim.Thread) {
+		sA := sim.Shared[float32](t, "sA", tile32*tile32)
+		sB := sim.Shared[float32](t, "sB", tile32*tile32)
+		tx, ty := t.ThreadIdx.X, t.ThreadIdx.Y
+		row := t.BlockIdx.Y*tile32 + ty
+		col := t.BlockIdx.X*tile32 + tx
+		var sum float32
+		for tl := 0; tl < n/tile32; tl++ {
+			// cooperative load of the two tiles
+			sA.Store(t, ty*tile32+tx, a.Load(t, row*n+tl*tile32+tx))
+			sB.Store(t, ty*tile32+tx, b.Load(t, (tl*tile32+ty)*n+col))
+			t.SyncThreads()
+			for k := 0; k < tile32; k++ {
+				sum = fma32(sA.Load(t, ty*tile32+k), sB.Load(t, k*tile32+tx), sum)
+			}
+			t.SyncThreads()
+		}
+		c.Store(t, row*n+col, sum)
+	}
+}}
+
+var matmulTiled32 = register(&Kernel{
+	Name: "matmul_tiled32",
+	Doc: "matmul_tiled32: C = A B for square N x N float32 matrices, 32x32 shared-memory tiles (seed 000).\n\n" +
+		"Case.N is the side and must be a multiple of 32 (the kernel has no bounds checks); blocks are\n" +
+		"32x32 threads, the grid N/32 x N/32. Result is C.",
+	Seed:  "000",
+	Funcs: []*Func{matmulTiled32Func},
+	Run: func(b Backend, c Case) (Result, error) {
+		n := c.N
+		da, err := Upload(b, f32s(c, 0))
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(da)
+		db, err := Upload(b, f32s(c, 1))
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(db)
+		dc, err := b.Alloc(Float32, n*n)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(dc)
+		err = b.Launch(matmulTiled32Func, sim.Dim2(n/tile32, n/tile32), sim.Dim2(tile32, tile32), 0, da, db, dc, int32(n))
+		if err != nil {
+			return nil, err
+		}
+		out, err := Download[float32](b, dc)
+		return Result{out}, err
+	},
+	Reference: func(c Case) Result {
+		return Result{matmulRef(f32s(c, 0), f32s(c, 1), c.N, c.N, c.N, 1)}
+	},
+	// Generate rounds n up to a multiple of 32.
+	Generate: func(r *rand.Rand, n, block int) Case {
+		n = tile32 * cover(n, tile32)
+		return Case{N: n, Block: block, Inputs: []any{genMatrix(r, n, n), genMatrix(r, n, n)}}
+	},
+	Blocks: []int{tile32},
+	SeedN:  1024,
+})
+
+// matmulRef is C = A B (A is m x k, B is k x n) with each element's
+// products accumulated by fma32 in k order, over k rounded up to a multiple
+// of pad with zero products past k, as a tiled kernel's padded tiles add.
+func matmulRef(a, b []float32, m, n, k, pad int) []float32 {
+	c := make([]float32, m*n)
+	kp := pad * cover(k, pad)
+	for row := 0; row < m; row++ {
+		for col := 0; col < n; col++ {
+			var sum float32
+			for kk := 0; kk < kp; kk++ {
+				var av, bv float32
+				if kk < k {
+					av, bv = a[row*k+kk], b[kk*n+col]
+				}
+				sum = fma32(av, bv, sum)
+			}
+			c[row*n+col] = sum
+		}
+	}
+	return c
+}
+
+// ---- matmul_naive and matmul_tiled16 (seed 004) ----
+
+const tile16 = 16
+
+// matmulNaiveFunc is seed 004's matmul_naive(A, B, C, M, N, K): one thread
+// per element of C, reading A's row and B's column from global memory.
+var matmulNaiveFunc = &Func{Name: "matmul_naive", Body: func(args []any) sim.Kernel {
+	a, b, c := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
+	m, n, k := Int(args[3]), Int(args[4]), Int(args[5])
+	return func(t *sim.Thread) {
+		row := t.BlockIdx.Y*t.BlockDim.Y + t.ThreadIdx.Y
+		col := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
+		if row < m && col < n {
+			var sum float32
+			for kk := 0; kk < k; kk++ {
+				sum = fma32(a.Load(t, row*k+kk), b.Load(t, kk*n+col), sum)
+			}
+			c.Store(t, row*n+col, sum)
+		}
+	}
+}}
+
+// matmulTiled16Func is seed 004's matmul_tiled(A, B, C, M, N, K) with
+// TILE_SIZE 16: tiles past the matrices' edges are loaded as zeros, and
+// only threads inside C store.
+var matmulTiled16Func = &Func{Name: "matmul_tiled", Body: func(args []any) sim.Kernel {
+	a, b, c := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
+	m, n, k := Int(args[3]), Int(args[4]), Int(args[5])
+	return func(t *sim.Thread) {
+		tileA := sim.Shared[float32](t, "tileA", tile16*tile16)
+		tileB := sim.Shared[float32](t, "tileB", tile16*tile16)
+		tx, ty := t.ThreadIdx.X, t.ThreadIdx.Y
+		row := t.BlockIdx.Y*tile16 + ty
+		col := t.BlockIdx.X*tile16 + tx
+		var sum float32
+		for tl := 0; tl < (k+tile16-1)/tile16; tl++ {
+			if row < m && tl*tile16+tx < k {
+				tileA.Store(t, ty*tile16+tx, a.Load(t, row*k+tl*tile16+tx))
+			} else {
+				tileA.Store(t, ty*tile16+tx, 0)
+			}
+			if tl*tile16+ty < k && col < n {
+				tileB.Store(t, ty*tile16+tx, b.Load(t, (tl*tile16+ty)*n+col))
+			} else {
+				tileB.Store(t, ty*tile16+tx, 0)
+			}
+			t.SyncThreads()
+			for kk := 0; kk < tile16; kk++ {
+				sum = fma32(tileA.Load(t, ty*tile16+kk), tileB.Load(t, kk*tile16+tx), sum)
+			}
+			t.SyncThreads()
+		}
+		if row < m && col < n {
+			c.Store(t, row*n+col, sum)
+		}
+	}
+}}
+
+// runMatmulMNK launches fn(A, B, C, M, N, K) on (Block, Block) blocks
+// covering the M x N result.
+func runMatmulMNK(fn *Func, def int) func(b Backend, c Case) (Result, error) {
+	return func(b Backend, c Case) (Result, error) {
+		m, n, k := c.Params[0], c.N, c.Params[1]
+		block := blockOr(c, def)
+		da, err := Upload(b, f32s(c, 0))
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(da)
+		db, err := Upload(b, f32s(c, 1))
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(db)
+		dc, err := b.Alloc(Float32, m*n)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Free(dc)
+		grid := sim.Dim2(cover(n, block), cover(m, block))
+		if err := b.Launch(fn, grid, sim.Dim2(block, block), 0, da, db, dc, int32(m), int32(n), int32(k)); err != nil {
+			return nil, err
+		}
+		out, err := Download[float32](b, dc)
+		return Result{out}, err
+	}
+}
+
+// genMatmulMNK makes N = n and M, K drawn from 1..n, so that no side need
+// be a multiple of the tile.
+func genMatmulMNK(r *rand.Rand, n, block int) Case {
+	m, k := 1+r.IntN(n), 1+r.IntN(n)
+	return Case{N: n, Block: block, Params: []int{m, k}, Inputs: []any{genMatrix(r, m, k), genMatrix(r, k, n)}}
+}
+
+var matmulNaive = register(&Kernel{
+	Name: "matmul_naive",
+	Doc: "matmul_naive: C = A B (M x K times K x N float32), one thread per element of C, all reads global (seed 004).\n\n" +
+		"Case.N is N, Params are [M, K]; inputs A (M*K) and B (K*N), row-major. Blocks are T x T\n" +
+		"threads (default 16, as the seed's dim3 block(TILE_SIZE, TILE_SIZE)). Result is C.",
+	Seed:  "004",
+	Funcs: []*Func{matmulNaiveFunc},
+	Run:   runMatmulMNK(matmulNaiveFunc, tile16),
+	Reference: func(c Case) Result {
+		return Result{matmulRef(f32s(c, 0), f32s(c, 1), c.Params[0], c.N, c.Params[1], 1)}
+	},
+	Generate: genMatmulMNK,
+	Blocks:   []int{8, 16, 32},
+	SeedN:    512,
+})
+
+var matmulTiled16 = register(&Kernel{
+	Name: "matmul_tiled16",
+	Doc: "matmul_tiled16: C = A B (M x K times K x N float32) with bounds-checked 16x16 shared-memory tiles (seed 004).\n\n" +
+		"Case.N is N, Params are [M, K]; inputs A (M*K) and B (K*N), row-major. Blocks are 16x16\n" +
+		"threads, the grid ceil(N/16) x ceil(M/16). Result is C.",
+	Seed:  "004",
+	Funcs: []*Func{matmulTiled16Func},
+	Run:   runMatmulMNK(matmulTiled16Func, tile16),
+	Reference: func(c Case) Result {
+		return Result{matmulRef(f32s(c, 0), f32s(c, 1), c.Params[0], c.N, c.Params[1], tile16)}
+	},
+	Generate: genMatmulMNK,
+	Blocks:   []int{tile16},
+	SeedN:    512,
+})
