@@ -1,0 +1,103 @@
+// Package sim is a simulated CUDA GPU that runs kernels written in Go.
+//
+// A kernel is a Go function, the body one CUDA thread runs (see Kernel). A
+// Device launches it over a grid of blocks of threads with CUDA's semantics,
+// on a deterministic scheduler, and reports what CUDA programmers fear most:
+// data races, barrier divergence, deadlock, out-of-bounds and uninitialised
+// reads, each with the threads, the memory element and the Go source lines.
+//
+// # Execution
+//
+// Launch runs the grid's blocks in blockIdx order (linear, x fastest). A
+// block is resident from its first thread's start to its last thread's exit;
+// normally one block is resident at a time, and more are admitted only when
+// every resident thread is spinning without progress (a thread may wait for a
+// flag another block sets), up to the number the device could hold (SMs x
+// blocks per SM by threads and block limits). Within a block, threads run one
+// at a time, each until it suspends: at a barrier, at a warp collective, when
+// an atomic changes nothing (a spin), or, under RandomOrder, at every atomic
+// and fence. A thread that suspends resumes later on its own coroutine; a
+// thread that never suspends runs as a plain call on the coroutine that
+// started it, so a barrier-free block costs one coroutine switch.
+//
+// # Memory
+//
+// Global memory is typed Buffers allocated on the Device (Alloc, FromHost),
+// filled and read by the host between launches (CopyFromHost, CopyToHost,
+// Memset). Shared memory is per block: Shared declares a static array,
+// DynamicShared views the launch's dynamic bytes. Kernels touch elements only
+// through Load, Store and the Atomic functions, which take the calling thread:
+// every access is bounds-checked (negative indices too) and, with detection
+// on, checked for races and uninitialised reads. A newly allocated buffer and
+// a new block's shared memory read as zero but count as uninitialised.
+//
+// Accesses are sequentially consistent in the simulator: a Load sees the last
+// Store in schedule order. Hardware is weaker; the race detector is what
+// tells a program that relies on the simulator's order from one that is
+// correct on hardware.
+//
+// # Barriers
+//
+// SyncThreads (and its Count/And/Or forms) waits until every thread of the
+// block that has not exited has arrived, then releases them all (in threadIdx
+// order, or shuffled under RandomOrder) into the next barrier phase. A
+// thread that has exited counts as arrived, as on every GPU since Volta.
+// Threads waiting at different SyncThreads call sites are barrier divergence.
+// With detection on, a thread that exits while others wait, having executed
+// lines of the kernel function that come after the waited-at barrier's line,
+// passed the barrier by and is reported too: that tells
+// `if (tid < 16) __syncthreads(); x[tid] = 1;` (reported) from the guard
+// `if (i >= n) return;` ahead of a barrier (not reported).
+//
+// # Warps
+//
+// Lanes of a warp are independent threads (Volta's independent thread
+// scheduling): they are ordered only by SyncWarp and the *_sync collectives
+// (ShflSync, ShflUpSync, ShflDownSync, ShflXorSync, BallotSync, AnySync,
+// AllSync, MatchAnySync). A collective completes when every lane named in
+// its mask has arrived with the same collective and mask; a mask naming a
+// lane that has exited or does not exist, or lanes meeting in different
+// collectives, is a WarpDivergence finding that aborts the launch, and a
+// lane that never arrives is reported as a deadlock. Options.WithWarpModel
+// (Lockstep) approximates pre-Volta warps instead (see Lockstep).
+//
+// # Atomics and fences
+//
+// The Atomic functions are CUDA's set on CUDA's types; where CUDA has no
+// overload, the type constraint leaves it out. Atomics never race with each
+// other. ThreadFence and ThreadFenceBlock order a thread's accesses and,
+// paired with atomics, make release/acquire: a fence followed by an atomic
+// publishes the thread's accesses before the fence; an atomic followed by a
+// fence acquires what earlier releases to that element published. A lock
+// built from AtomicCAS, fences and AtomicExch therefore orders the accesses it
+// protects; without the fences it does not, and they race.
+//
+// # Determinism
+//
+// With one worker (the default), a launch is a pure function of its inputs,
+// Config and Options: the same seed gives the same interleaving, the same
+// bits (the order of float atomic adds included) and the same findings. With
+// Options.WithWorkers(n > 1) blocks run on n goroutines; each block is still
+// scheduled deterministically, but the interleaving of different blocks is
+// not: atomics on one address from different blocks land in any order, and
+// a kernel whose blocks race gives any of the racy outcomes. Detection
+// forces one worker.
+//
+// # Errors
+//
+// Launch refuses illegal shapes and resources before anything runs, with a
+// *LaunchError carrying CUDA's error code and the broken limit. Otherwise it
+// returns a *Report listing the findings, deduplicated by kind and source
+// line pair, with counts, sorted by kind and line; nil means a clean run.
+// Fatal findings (OutOfBounds, KernelPanic, Deadlock, InvalidShared,
+// WarpDivergence) abort the launch: every thread still suspended is unwound
+// (its deferred calls run) and no other thread starts. Writes made before
+// the abort stay in memory, exactly as the schedule made them; nothing is
+// rolled back, as on a GPU where a faulting kernel leaves memory partly
+// written. A kernel that loops forever without calling sim cannot be
+// interrupted; one that spins through sim (loads, stores, atomics) is
+// detected: a thread that touches at most 8 addresses for 64 accesses
+// without changing memory counts as spinning, and when every live thread is
+// blocked or spinning for 64 rounds with no progress, the launch ends with a
+// Deadlock finding naming each live thread and the line it waits at.
+package sim
