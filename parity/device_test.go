@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,8 +23,9 @@ import (
 // dev is the GPU every device test shares; tests using it run one at a time
 // (Use selects the twin that Launch looks entry points up in).
 var (
-	dev *cuda.Device
-	rep = NewReport()
+	dev      *cuda.Device
+	rep      = NewReport()
+	reportMu sync.Mutex
 )
 
 func TestMain(m *testing.M) {
@@ -41,20 +43,30 @@ func TestMain(m *testing.M) {
 	rep.Device, rep.Driver, rep.NVCC, rep.Arch = info.Name, info.DriverVersion, info.NVCC, info.Arch
 	rep.Flags = strings.Join(cuda.ParityFlags, " ")
 	code := m.Run()
-	if p := os.Getenv("GPUSIM_PARITY_REPORT"); p != "" {
-		f, err := os.Create(p)
-		if err == nil {
-			rep.Write(f)
-			err = f.Close()
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "parity: report:", err)
-		}
-	}
+	writeReport()
 	if err := d.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "parity: close:", err)
 	}
 	os.Exit(code)
+}
+
+// writeReport writes the report to $GPUSIM_PARITY_REPORT, if set. Tests
+// call it as they finish too, so that a run cut short leaves a report.
+func writeReport() {
+	p := os.Getenv("GPUSIM_PARITY_REPORT")
+	if p == "" {
+		return
+	}
+	reportMu.Lock()
+	defer reportMu.Unlock()
+	f, err := os.Create(p)
+	if err == nil {
+		rep.Write(f)
+		err = f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "parity: report:", err)
+	}
 }
 
 func ruleString(r kernels.Rule) string {
@@ -106,6 +118,7 @@ func both(k *kernels.Kernel, c kernels.Case) (ulp uint64, diff string, err error
 // under the kernel's rule. rapid shrinks a failure and persists it under
 // testdata/rapid; the failure prints go-cmp's diff (-sim +gpu).
 func TestDeviceParity(t *testing.T) {
+	defer writeReport()
 	for _, k := range kernels.All() {
 		if k.Faulty {
 			continue
@@ -178,4 +191,5 @@ func TestRacyValues(t *testing.T) {
 		rep.mu.Unlock()
 		t.Logf("%s over %d runs: %v", name, runs, vals)
 	}
+	writeReport()
 }

@@ -149,7 +149,7 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "## Detectors: sim findings vs compute-sanitizer")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Each kernel's seed-sized case (capped at 4096) under each tool. 'sim' lists the simulator's findings the tool can see; 'sim, out of scope' those it cannot (global-memory races for racecheck, deadlocks).")
+		fmt.Fprintln(w, "Each kernel's small case (its seed size if ≤256, else a few thousand elements or a 40² matrix) under each tool. 'sim' lists the simulator's findings the tool can see; 'sim, out of scope' those it cannot (global-memory races for racecheck, deadlocks).")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| kernel | tool | sim | sim, out of scope | sanitizer errors | runner | agree |")
 		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
