@@ -147,14 +147,18 @@ func TestSanitizerParity(t *testing.T) {
 					os.WriteFile(filepath.Join(logs, k.Name+"."+tool+".log"), out, 0o644)
 				}
 				res := SanitizerResult{Kernel: k.Name, Tool: tool, Sim: byTool[tool], SimOther: other}
-				if m := errorSummary.FindSubmatch(out); m != nil {
-					res.GPUErrors, _ = strconv.Atoi(string(m[1]))
-				} else {
-					res.RunErr = "no ERROR SUMMARY"
+				// racecheck ends with a RACECHECK SUMMARY, the other tools
+				// with an ERROR SUMMARY.
+				em, rm := errorSummary.FindSubmatch(out), raceSummary.FindSubmatch(out)
+				if em != nil {
+					res.GPUErrors, _ = strconv.Atoi(string(em[1]))
 				}
-				if m := raceSummary.FindSubmatch(out); m != nil {
-					h, _ := strconv.Atoi(string(m[1]))
+				if rm != nil {
+					h, _ := strconv.Atoi(string(rm[1]))
 					res.GPUErrors = max(res.GPUErrors, h)
+				}
+				if em == nil && rm == nil {
+					res.RunErr = "no sanitizer summary"
 				}
 				if ctx.Err() != nil {
 					res.RunErr = "timed out (hang?)"
