@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -78,9 +80,32 @@ func NewCompiler(cfg Config, arch string) (*Compiler, error) {
 	return c, nil
 }
 
+var flagDirective = regexp.MustCompile(`(?m)^//\s*gpusim:nvcc\s+(.+)$`)
+
+// TwinFlags applies a twin's own flag directives to flags: a line
+// "// gpusim:nvcc -fmad=true" in the source replaces the flag of the same
+// name (the part before '=') or adds it. A twin whose Go body models nvcc's
+// default contraction (fma32) would say -fmad=true; explicit fmaf() calls
+// need no directive, as -fmad=false does not affect them.
+func TwinFlags(flags []string, src []byte) []string {
+	out := append([]string(nil), flags...)
+	for _, m := range flagDirective.FindAllSubmatch(src, -1) {
+		for _, f := range strings.Fields(string(m[1])) {
+			name, _, _ := strings.Cut(f, "=")
+			i := slices.IndexFunc(out, func(g string) bool { n, _, _ := strings.Cut(g, "="); return n == name })
+			if i >= 0 {
+				out[i] = f
+			} else {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 // Compile returns the cubin of kernel's twin src and how it was built.
 func (c *Compiler) Compile(kernel string, src []byte) ([]byte, Build, error) {
-	flags := append([]string{"-cubin", "-arch=" + c.Arch}, c.Flags...)
+	flags := append([]string{"-cubin", "-arch=" + c.Arch}, TwinFlags(c.Flags, src)...)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00", c.Version, strings.Join(flags, " "))
 	h.Write(src)

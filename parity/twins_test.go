@@ -53,3 +53,14 @@ template <int B> __device__ void helper(float *x) {}
 		t.Errorf("EntryPoints = %v, want %v", got, want)
 	}
 }
+
+func TestTwinFlags(t *testing.T) {
+	src := []byte("// gpusim:nvcc -fmad=true -Xptxas=-v\nextern \"C\" __global__ void f() {}\n")
+	got := cuda.TwinFlags(cuda.ParityFlags, src)
+	if !slices.Contains(got, "-fmad=true") || slices.Contains(got, "-fmad=false") || !slices.Contains(got, "-Xptxas=-v") {
+		t.Errorf("TwinFlags = %v", got)
+	}
+	if got := cuda.TwinFlags(cuda.ParityFlags, []byte("__global__ void f() {}")); !slices.Equal(got, cuda.ParityFlags) {
+		t.Errorf("TwinFlags without directive = %v", got)
+	}
+}
