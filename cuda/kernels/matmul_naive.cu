@@ -6,7 +6,7 @@ extern "C" __global__ void matmul_naive(float *A, float *B, float *C,
     if (row < M && col < N) {
         float sum = 0.0f;
         for (int k = 0; k < K; k++) {
-            sum += A[row * K + k] * B[k * N + col];
+            sum = fmaf(A[row * K + k], B[k * N + col], sum); // fused, as the Go kernel; holds under -fmad=false
         }
         C[row * N + col] = sum;
     }

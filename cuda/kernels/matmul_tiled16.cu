@@ -23,7 +23,7 @@ extern "C" __global__ void matmul_tiled(float *A, float *B, float *C,
         __syncthreads();
         // partial sum
         for (int k = 0; k < TILE_SIZE; k++) {
-            sum += tileA[threadIdx.y][k] * tileB[k][threadIdx.x];
+            sum = fmaf(tileA[threadIdx.y][k], tileB[k][threadIdx.x], sum); // fused, as the Go kernel
         }
         __syncthreads();
     }
