@@ -16,14 +16,14 @@ const (
 	addOneBlock = 16
 )
 
-var addOneFunc = &Func{Name: "add_one", Body: func(args []any) sim.Kernel {
+var addOneFunc = &Func{Name: "add_one", Params: []string{"x"}, Body: func(args []any) sim.Kernel {
 	x := Buf[float64](args[0])
 	return func(t *sim.Thread) {
 		x.Store(t, 0, x.Load(t, 0)+1)
 	}
 }}
 
-var addOneAtomicFunc = &Func{Name: "add_one_atomic", Body: func(args []any) sim.Kernel {
+var addOneAtomicFunc = &Func{Name: "add_one_atomic", Params: []string{"x"}, Body: func(args []any) sim.Kernel {
 	x := Buf[float64](args[0])
 	return func(t *sim.Thread) {
 		sim.AtomicAdd(t, x, 0, 1)
@@ -59,8 +59,8 @@ func mutexBody(fences bool) func(args []any) sim.Kernel {
 }
 
 var (
-	addOneMutexFunc        = &Func{Name: "add_one_mutex", Body: mutexBody(true)}
-	addOneMutexNofenceFunc = &Func{Name: "add_one_mutex_nofence", Body: mutexBody(false)}
+	addOneMutexFunc        = &Func{Name: "add_one_mutex", Params: []string{"x", "mutex"}, Body: mutexBody(true)}
+	addOneMutexNofenceFunc = &Func{Name: "add_one_mutex_nofence", Params: []string{"x", "mutex"}, Body: mutexBody(false)}
 )
 
 const addOneCaseDoc = `

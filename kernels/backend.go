@@ -65,14 +65,20 @@ type Mem interface {
 }
 
 // Func is one device entry point (a __global__ function): the name of its
-// CUDA twin's extern "C" symbol and the Go SIMT body. Args are what the host
-// passes to the launch, in the CUDA signature's order: a Mem for each
-// pointer parameter and an int32, uint32, int64, uint64, float32 or float64
-// for each scalar. For the simulator, Body receives the same list with each
-// Mem replaced by its *sim.Buffer[T].
+// CUDA twin's extern "C" symbol, its parameter names and the Go SIMT body.
+// Args are what the host passes to the launch, in the CUDA signature's
+// order: a Mem for each pointer parameter and an int32, uint32, int64,
+// uint64, float32 or float64 for each scalar. For the simulator, Body
+// receives the same list with each Mem replaced by its *sim.Buffer[T].
 type Func struct {
 	Name string
-	Body func(args []any) sim.Kernel
+	// Params names every parameter, scalars included, as the twin's
+	// signature does (a test holds them equal): a launch passes exactly
+	// len(Params) arguments, and the simulator names each buffer argument
+	// after its parameter, so findings read x[0] rather than a generic
+	// buffer name.
+	Params []string
+	Body   func(args []any) sim.Kernel
 }
 
 // Backend runs host drivers: the simulator (SimBackend) or a real GPU

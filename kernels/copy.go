@@ -16,7 +16,7 @@ import (
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
 //	    if (idx < N) output[idx] = input[idx];
 //	}
-var copyCoalescedFunc = &Func{Name: "copy_coalesced", Body: func(args []any) sim.Kernel {
+var copyCoalescedFunc = &Func{Name: "copy_coalesced", Params: []string{"input", "output", "N"}, Body: func(args []any) sim.Kernel {
 	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
@@ -32,7 +32,7 @@ var copyCoalescedFunc = &Func{Name: "copy_coalesced", Body: func(args []any) sim
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
 //	    if (idx < N/stride) output[idx] = input[idx * stride];
 //	}
-var copyStridedFunc = &Func{Name: "copy_strided", Body: func(args []any) sim.Kernel {
+var copyStridedFunc = &Func{Name: "copy_strided", Params: []string{"input", "output", "N", "stride"}, Body: func(args []any) sim.Kernel {
 	input, output, n, stride := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2]), Int(args[3])
 	return func(t *sim.Thread) {
 		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X

@@ -61,7 +61,7 @@ func strideOne(int) int { return 1 }
 
 // dotPartialFunc is example 4.6's dot_partial(a, b, partial_c), with
 // a.size passed as n.
-var dotPartialFunc = &Func{Name: "dot_partial", Body: func(args []any) sim.Kernel {
+var dotPartialFunc = &Func{Name: "dot_partial", Params: []string{"a", "b", "partial_c", "n"}, Body: func(args []any) sim.Kernel {
 	a, b, partialC, n := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2]), Int(args[3])
 	return func(t *sim.Thread) {
 		sBlock := dotBlockSum(t, a, b, n, strideI)
@@ -73,7 +73,7 @@ var dotPartialFunc = &Func{Name: "dot_partial", Body: func(args []any) sim.Kerne
 
 // dotZeroInitFunc is the seed's kernel_zero_init(arr), launched [1, 1]
 // on the scalar c: a grid-stride loop of zeros (arr.size passed as n).
-var dotZeroInitFunc = &Func{Name: "kernel_zero_init", Body: func(args []any) sim.Kernel {
+var dotZeroInitFunc = &Func{Name: "kernel_zero_init", Params: []string{"arr", "n"}, Body: func(args []any) sim.Kernel {
 	arr, n := Buf[float32](args[0]), Int(args[1])
 	return func(t *sim.Thread) {
 		for iarr := t.GlobalX(); iarr < n; iarr += t.GridStrideX() {
@@ -112,8 +112,8 @@ func dotMutexBody(next func(int) int) func(args []any) sim.Kernel {
 }
 
 var (
-	dotMutexFunc       = &Func{Name: "dot_mutex", Body: dotMutexBody(strideI)}
-	dotMutexFaultyFunc = &Func{Name: "dot_mutex", Body: dotMutexBody(strideOne)}
+	dotMutexFunc       = &Func{Name: "dot_mutex", Params: []string{"mutex", "a", "b", "c", "n"}, Body: dotMutexBody(strideI)}
+	dotMutexFaultyFunc = &Func{Name: "dot_mutex", Params: []string{"mutex", "a", "b", "c", "n"}, Body: dotMutexBody(strideOne)}
 )
 
 // dotPartials is dot_partial's result on the CPU, in the kernel's order.

@@ -75,7 +75,7 @@ const divEpsilon float32 = 1e-8
 //	    if (idx < n) c[idx] = op(a[idx], b[idx]);
 //	}
 func binaryFunc(name string, op func(a, b float32) float32) *Func {
-	return &Func{Name: name, Body: func(args []any) sim.Kernel {
+	return &Func{Name: name, Params: []string{"a", "b", "c", "n"}, Body: func(args []any) sim.Kernel {
 		a, b, c, n := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2]), Int(args[3])
 		return func(t *sim.Thread) {
 			idx := t.BlockDim.X*t.BlockIdx.X + t.ThreadIdx.X
@@ -185,7 +185,7 @@ var vectorAdd = register(binaryKernel("vector_add",
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
 //	    if (idx < rows * cols) out[idx] = arr[idx] + a[idx / cols];
 //	}
-var broadcastAddFunc = &Func{Name: "broadcast_add", Body: func(args []any) sim.Kernel {
+var broadcastAddFunc = &Func{Name: "broadcast_add", Params: []string{"arr", "a", "out", "rows", "cols"}, Body: func(args []any) sim.Kernel {
 	arr, a, out := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
 	rows, cols := Int(args[3]), Int(args[4])
 	return func(t *sim.Thread) {
@@ -269,7 +269,7 @@ func sigmoid32(x float32) float32 {
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
 //	    if (idx < n) { float x = input[idx]; output[idx] = 1.0f / (1.0f + expf(-x)); }
 //	}
-var sigmoidFunc = &Func{Name: "parallel_map", Body: func(args []any) sim.Kernel {
+var sigmoidFunc = &Func{Name: "parallel_map", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
 	in, out, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X

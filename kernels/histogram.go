@@ -38,7 +38,7 @@ const sharedHistBins = 256
 // with its dynamic shared s_hist of nbins ints: zero s_hist, barrier, one
 // atomicAdd per in-range element into s_hist, barrier, then each thread
 // merges a strided share of the bins into hist with atomicAdd.
-var histogramShared256Func = &Func{Name: "histogram_shared256", Body: func(args []any) sim.Kernel {
+var histogramShared256Func = &Func{Name: "histogram_shared256", Params: []string{"data", "hist", "N", "nbins"}, Body: func(args []any) sim.Kernel {
 	data, hist := Buf[int32](args[0]), Buf[int32](args[1])
 	n, nbins := Int(args[2]), Int(args[3])
 	return func(t *sim.Thread) {
@@ -153,9 +153,9 @@ const (
 
 // histogramTextZeroInitFunc is the seed's kernel_zero_init, a grid-stride
 // loop writing zeros (Numba's arr.size becomes the n parameter).
-var histogramTextZeroInitFunc = &Func{Name: "histogram_text_zero_init", Body: zeroInitBody}
+var histogramTextZeroInitFunc = &Func{Name: "histogram_text_zero_init", Params: []string{"arr", "n"}, Body: zeroInitBody}
 
-var histogramTextSharedZeroInitFunc = &Func{Name: "histogram_text_shared_zero_init", Body: zeroInitBody}
+var histogramTextSharedZeroInitFunc = &Func{Name: "histogram_text_shared_zero_init", Params: []string{"arr", "n"}, Body: zeroInitBody}
 
 func zeroInitBody(args []any) sim.Kernel {
 	arr, n := Buf[uint64](args[0]), Int(args[1])
@@ -171,7 +171,7 @@ func zeroInitBody(args []any) sim.Kernel {
 //	i = cuda.grid(1); threads_per_grid = cuda.gridsize(1)
 //	for iarr in range(i, arr.size, threads_per_grid):
 //	    if arr[iarr] < 128: cuda.atomic.add(histo, arr[iarr], 1)
-var histogramTextFunc = &Func{Name: "histogram_text", Body: func(args []any) sim.Kernel {
+var histogramTextFunc = &Func{Name: "histogram_text", Params: []string{"arr", "histo", "n"}, Body: func(args []any) sim.Kernel {
 	arr, histo, n := Buf[uint8](args[0]), Buf[uint64](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		for iarr := t.GlobalX(); iarr < n; iarr += t.GridStrideX() {
@@ -186,7 +186,7 @@ var histogramTextFunc = &Func{Name: "histogram_text", Body: func(args []any) sim
 // shared histo_local[128] indexed by threadIdx.x (so the block must have
 // exactly 128 threads), zeroed, barrier, grid-stride atomics into it,
 // barrier, then one global atomicAdd per thread for its bin.
-var histogramTextSharedFunc = &Func{Name: "histogram_text_shared", Body: func(args []any) sim.Kernel {
+var histogramTextSharedFunc = &Func{Name: "histogram_text_shared", Params: []string{"arr", "histo", "n"}, Body: func(args []any) sim.Kernel {
 	arr, histo, n := Buf[uint8](args[0]), Buf[uint64](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		histoLocal := sim.Shared[uint64](t, "histo_local", textBins)
@@ -328,8 +328,8 @@ func mod16Body(args []any) sim.Kernel {
 }
 
 var (
-	histogramMod16Func         = &Func{Name: "histogram_mod16", Body: mod16Body}
-	histogramMod16NegativeFunc = &Func{Name: "histogram_mod16_negative", Body: mod16Body}
+	histogramMod16Func         = &Func{Name: "histogram_mod16", Params: []string{"input", "hist", "n"}, Body: mod16Body}
+	histogramMod16NegativeFunc = &Func{Name: "histogram_mod16_negative", Params: []string{"input", "hist", "n"}, Body: mod16Body}
 )
 
 var histogramMod16 = register(&Kernel{

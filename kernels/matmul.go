@@ -72,7 +72,7 @@ const tile32 = 32
 
 // matmulTiled32Func is seed 000's matmul_tiled(A, B, C, N) with
 // TILE_SIZE 32: no bounds checks, so N must be a multiple of 32.
-var matmulTiled32Func = &Func{Name: "matmul_tiled", Body: func(args []any) sim.Kernel {
+var matmulTiled32Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "C", "N"}, Body: func(args []any) sim.Kernel {
 	a, b, c, n := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2]), Int(args[3])
 	return func(t *sim.Thread) {
 		sA := sim.Shared[float32](t, "sA", tile32*tile32)
@@ -166,7 +166,7 @@ const tile16 = 16
 
 // matmulNaiveFunc is seed 004's matmul_naive(A, B, C, M, N, K): one thread
 // per element of C, reading A's row and B's column from global memory.
-var matmulNaiveFunc = &Func{Name: "matmul_naive", Body: func(args []any) sim.Kernel {
+var matmulNaiveFunc = &Func{Name: "matmul_naive", Params: []string{"A", "B", "C", "M", "N", "K"}, Body: func(args []any) sim.Kernel {
 	a, b, c := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
 	m, n, k := Int(args[3]), Int(args[4]), Int(args[5])
 	return func(t *sim.Thread) {
@@ -185,7 +185,7 @@ var matmulNaiveFunc = &Func{Name: "matmul_naive", Body: func(args []any) sim.Ker
 // matmulTiled16Func is seed 004's matmul_tiled(A, B, C, M, N, K) with
 // TILE_SIZE 16: tiles past the matrices' edges are loaded as zeros, and
 // only threads inside C store.
-var matmulTiled16Func = &Func{Name: "matmul_tiled", Body: func(args []any) sim.Kernel {
+var matmulTiled16Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "C", "M", "N", "K"}, Body: func(args []any) sim.Kernel {
 	a, b, c := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
 	m, n, k := Int(args[3]), Int(args[4]), Int(args[5])
 	return func(t *sim.Thread) {

@@ -87,7 +87,7 @@ func loadTwo(in []float32, block, blk int) []float32 {
 // with extern __shared__ float sdata[] of blockDim.x floats: each thread
 // adds (up to) two elements blockDim.x apart, then a halving tree leaves the
 // block's sum in g_odata[blockIdx.x].
-var reduceSumFunc = &Func{Name: "reduce_sum", Body: func(args []any) sim.Kernel {
+var reduceSumFunc = &Func{Name: "reduce_sum", Params: []string{"g_idata", "g_odata", "n"}, Body: func(args []any) sim.Kernel {
 	gIdata, gOdata, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		sdata := sim.DynamicShared[float32](t, "sdata")
@@ -228,7 +228,7 @@ var reduceFull = register(&Kernel{
 // trees run over blockDim.x) but not larger.
 const reduceBlockSize = 256
 
-var reduceV1Func = &Func{Name: "reduce_v1", Body: func(args []any) sim.Kernel {
+var reduceV1Func = &Func{Name: "reduce_v1", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
 	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		sdata := sim.Shared[float32](t, "sdata", reduceBlockSize)
@@ -252,7 +252,7 @@ var reduceV1Func = &Func{Name: "reduce_v1", Body: func(args []any) sim.Kernel {
 	}
 }}
 
-var reduceV2Func = &Func{Name: "reduce_v2", Body: func(args []any) sim.Kernel {
+var reduceV2Func = &Func{Name: "reduce_v2", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
 	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		sdata := sim.Shared[float32](t, "sdata", reduceBlockSize)
@@ -276,7 +276,7 @@ var reduceV2Func = &Func{Name: "reduce_v2", Body: func(args []any) sim.Kernel {
 	}
 }}
 
-var reduceV3Func = &Func{Name: "reduce_v3", Body: func(args []any) sim.Kernel {
+var reduceV3Func = &Func{Name: "reduce_v3", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
 	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		sdata := sim.Shared[float32](t, "sdata", reduceBlockSize)
@@ -444,7 +444,7 @@ func warpTreeBody(lastWarp func(t *sim.Thread, sdata *sim.Buffer[float32], tid i
 // which relies on the warp's lanes running in lockstep. Since Volta they do
 // not: lane tid reads sdata[tid + 16] while lane tid + 16 writes it, with
 // nothing ordering the two, a data race.
-var reduceWarpUnsyncFunc = &Func{Name: "reduce_warp_unsync", Body: warpTreeBody(
+var reduceWarpUnsyncFunc = &Func{Name: "reduce_warp_unsync", Params: []string{"g_idata", "g_odata", "n"}, Body: warpTreeBody(
 	func(t *sim.Thread, sdata *sim.Buffer[float32], tid int) {
 		for off := 32; off > 0; off >>= 1 {
 			sdata.Store(t, tid, sdata.Load(t, tid)+sdata.Load(t, tid+off))
@@ -462,7 +462,7 @@ var reduceWarpUnsyncFunc = &Func{Name: "reduce_warp_unsync", Body: warpTreeBody(
 //
 // (A __syncwarp between the unsynced version's steps alone is not enough:
 // within one step lane tid still reads the slot lane tid + off writes.)
-var reduceWarpSyncFunc = &Func{Name: "reduce_warp_sync", Body: warpTreeBody(
+var reduceWarpSyncFunc = &Func{Name: "reduce_warp_sync", Params: []string{"g_idata", "g_odata", "n"}, Body: warpTreeBody(
 	func(t *sim.Thread, sdata *sim.Buffer[float32], tid int) {
 		v := sdata.Load(t, tid)
 		for off := 32; off > 0; off >>= 1 {
@@ -553,7 +553,7 @@ func randI32s(r *rand.Rand, n int) []int32 {
 //
 // In a block of more than one warp, warp w's lane 0 writes data[w] while
 // lane w of warp 0 reads it: nothing orders the two.
-var warpShuffleFaultyFunc = &Func{Name: "warp_sync_demo", Body: func(args []any) sim.Kernel {
+var warpShuffleFaultyFunc = &Func{Name: "warp_sync_demo", Params: []string{"data"}, Body: func(args []any) sim.Kernel {
 	data := Buf[int32](args[0])
 	return func(t *sim.Thread) {
 		tid := t.ThreadIdx.X
@@ -581,7 +581,7 @@ var warpShuffleFaultyFunc = &Func{Name: "warp_sync_demo", Body: func(args []any)
 //	    for (int offset = 16; offset > 0; offset >>= 1) val += __shfl_down_sync(0xffffffff, val, offset);
 //	    if (lane == 0 && tid < n) out[tid / 32] = val;
 //	}
-var warpShuffleFunc = &Func{Name: "warp_shuffle_reduce", Body: func(args []any) sim.Kernel {
+var warpShuffleFunc = &Func{Name: "warp_shuffle_reduce", Params: []string{"data", "out", "n"}, Body: func(args []any) sim.Kernel {
 	data, out, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		tid := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -81,6 +82,13 @@ func (k *Kernel) Validate() error {
 	for _, f := range k.Funcs {
 		if f == nil || f.Name == "" || f.Body == nil {
 			errs = append(errs, fmt.Errorf("incomplete device function %v", f))
+			continue
+		}
+		for i, p := range f.Params {
+			if p == "" || slices.Contains(f.Params[:i], p) {
+				errs = append(errs, fmt.Errorf("device function %s: parameter names %q are not distinct names", f.Name, f.Params))
+				break
+			}
 		}
 	}
 	if k.Run == nil || k.Reference == nil || k.Generate == nil {

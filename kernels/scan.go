@@ -26,7 +26,7 @@ const hillisSteeleN = 1024
 //	}
 //
 // with temp[p][i] at temp[p*N + i].
-var hillisSteeleFunc = &Func{Name: "scan_hillis_steele", Body: func(args []any) sim.Kernel {
+var hillisSteeleFunc = &Func{Name: "scan_hillis_steele", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
 	input, output, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
 	const N = hillisSteeleN
 	return func(t *sim.Thread) {
@@ -59,7 +59,7 @@ var hillisSteeleFunc = &Func{Name: "scan_hillis_steele", Body: func(args []any) 
 //
 // Thread tid reads temp[tid-stride] in the same barrier phase in which
 // thread tid-stride writes it, so the result depends on the order.
-var hillisSteeleFaultyFunc = &Func{Name: "scan_hillis_steele_faulty", Body: func(args []any) sim.Kernel {
+var hillisSteeleFaultyFunc = &Func{Name: "scan_hillis_steele_faulty", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
 	input, output, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		temp := sim.Shared[int32](t, "temp", hillisSteeleN)
@@ -196,7 +196,7 @@ func genScanInput(r *rand.Rand, n int) []int32 {
 // element) to out and the block's total to sums[blockIdx.x].
 //
 //	__global__ void scan_exclusive_block(const int *in, int *out, int *sums, int n)
-var scanExclusiveBlockFunc = &Func{Name: "scan_exclusive_block", Body: func(args []any) sim.Kernel {
+var scanExclusiveBlockFunc = &Func{Name: "scan_exclusive_block", Params: []string{"in", "out", "sums", "n"}, Body: func(args []any) sim.Kernel {
 	in, out, sums, n := Buf[int32](args[0]), Buf[int32](args[1]), Buf[int32](args[2]), Int(args[3])
 	return func(t *sim.Thread) {
 		temp := sim.DynamicShared[int32](t, "temp")
@@ -232,7 +232,7 @@ var scanExclusiveBlockFunc = &Func{Name: "scan_exclusive_block", Body: func(args
 // scanExclusiveAddFunc adds each block's scanned offset to its elements:
 //
 //	__global__ void scan_exclusive_add(int *out, const int *offsets, int n)
-var scanExclusiveAddFunc = &Func{Name: "scan_exclusive_add", Body: func(args []any) sim.Kernel {
+var scanExclusiveAddFunc = &Func{Name: "scan_exclusive_add", Params: []string{"out", "offsets", "n"}, Body: func(args []any) sim.Kernel {
 	out, offsets, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
 	return func(t *sim.Thread) {
 		gid := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X

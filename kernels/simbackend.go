@@ -3,6 +3,7 @@ package kernels
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -18,6 +19,8 @@ type SimBackend struct {
 	Reports []*sim.Report
 	// Profiles, when non-nil, receives one profile per launch.
 	Profiles *[]*sim.Profile
+
+	allocs int // allocations so far, numbering provisional buffer names
 }
 
 // NewSimBackend returns a backend on a fresh device of the given spec.
@@ -31,13 +34,19 @@ type simMem struct {
 	dt  DType
 	buf any // *sim.Buffer[T]
 	n   int
+	// named is set by Named: the buffer keeps that name instead of taking
+	// its parameter's at each launch.
+	named bool
 }
 
 func (m *simMem) Len() int     { return m.n }
 func (m *simMem) DType() DType { return m.dt }
 
-func alloc[T sim.Elem](d *sim.Device, n int) (*simMem, error) {
-	b, err := sim.Alloc[T](d, fmt.Sprintf("buf%d", n), n)
+// alloc allocates a buffer whose name ("alloc<k>", the backend's k-th
+// allocation) shows only in host-side errors before its first launch: a
+// launch renames it after its parameter (see Launch).
+func alloc[T sim.Elem](d *sim.Device, name string, n int) (*simMem, error) {
+	b, err := sim.Alloc[T](d, name, n)
 	if err != nil {
 		return nil, err
 	}
@@ -46,34 +55,40 @@ func alloc[T sim.Elem](d *sim.Device, n int) (*simMem, error) {
 
 func (s *SimBackend) Alloc(dt DType, n int) (Mem, error) {
 	d := s.Dev
+	s.allocs++
+	name := fmt.Sprintf("alloc%d", s.allocs)
 	switch dt {
 	case Int8:
-		return alloc[int8](d, n)
+		return alloc[int8](d, name, n)
 	case Uint8:
-		return alloc[uint8](d, n)
+		return alloc[uint8](d, name, n)
 	case Int32:
-		return alloc[int32](d, n)
+		return alloc[int32](d, name, n)
 	case Uint32:
-		return alloc[uint32](d, n)
+		return alloc[uint32](d, name, n)
 	case Int64:
-		return alloc[int64](d, n)
+		return alloc[int64](d, name, n)
 	case Uint64:
-		return alloc[uint64](d, n)
+		return alloc[uint64](d, name, n)
 	case Float32:
-		return alloc[float32](d, n)
+		return alloc[float32](d, name, n)
 	case Float64:
-		return alloc[float64](d, n)
+		return alloc[float64](d, name, n)
 	}
 	return nil, fmt.Errorf("kernels: unknown dtype %d", dt)
 }
 
-// Named allocates like Alloc and names the buffer for findings.
+// Named gives m a fixed name for findings, which launches then leave alone
+// instead of naming m after the parameter it is passed as.
 func (s *SimBackend) Named(name string, m Mem) {
 	if sm, ok := m.(*simMem); ok {
-		if nb, ok := sm.buf.(interface{ SetName(string) }); ok {
-			nb.SetName(name)
-		}
+		setName(sm, name)
+		sm.named = true
 	}
+}
+
+func setName(sm *simMem, name string) {
+	sm.buf.(interface{ SetName(string) }).SetName(name)
 }
 
 func (s *SimBackend) mem(m Mem) (*simMem, error) {
@@ -172,17 +187,39 @@ func (s *SimBackend) Free(m Mem) {
 	}
 }
 
+// Launch runs fn on the simulator. Before it starts, each buffer argument
+// is named after the parameter it is passed as (fn.Params), so that this
+// launch's findings print "g_idata"[3]: the name is the one in the code the
+// reader has open, also when a driver passes one buffer as different
+// parameters in turn (reduce_full's partials are g_odata of one pass and
+// g_idata of the next). A buffer passed as several parameters of one launch
+// is named after all of them, "in/out". Buffers given a name with Named
+// keep it.
 func (s *SimBackend) Launch(fn *Func, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	if len(args) != len(fn.Params) {
+		return fmt.Errorf("%s: launched with %d arguments for parameters %v", fn.Name, len(args), fn.Params)
+	}
 	simArgs := make([]any, len(args))
+	var bufs []*simMem
+	names := map[*simMem][]string{}
 	for i, a := range args {
 		if m, ok := a.(Mem); ok {
 			sm, err := s.mem(m)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: argument %s: %w", fn.Name, fn.Params[i], err)
 			}
 			simArgs[i] = sm.buf
+			if _, seen := names[sm]; !seen {
+				bufs = append(bufs, sm)
+			}
+			names[sm] = append(names[sm], fn.Params[i])
 		} else {
 			simArgs[i] = a
+		}
+	}
+	for _, sm := range bufs {
+		if !sm.named {
+			setName(sm, strings.Join(names[sm], "/"))
 		}
 	}
 	opts := s.Options

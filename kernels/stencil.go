@@ -22,7 +22,7 @@ const stencilRadius = 3
 // seed's launch. (The seed's "extern __shared__ float smem[BLOCK_SIZE + 2 *
 // RADIUS]" does not compile: an extern shared array has no size; the launch
 // passes (BLOCK_SIZE + 2*RADIUS)*4 bytes.)
-var stencil1DFunc = &Func{Name: "stencil_1d", Body: func(args []any) sim.Kernel {
+var stencil1DFunc = &Func{Name: "stencil_1d", Params: []string{"input", "output", "N"}, Body: func(args []any) sim.Kernel {
 	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
 	const R = stencilRadius
 	return func(t *sim.Thread) {

@@ -22,7 +22,7 @@ const syncDemoShared = 256 // __shared__ int shared_buf[256]
 //	    int neighbor = (tid + 1) % blockDim.x;
 //	    data[tid] = shared_buf[neighbor];
 //	}
-var syncDemoFunc = &Func{Name: "sync_demo", Body: func(args []any) sim.Kernel {
+var syncDemoFunc = &Func{Name: "sync_demo", Params: []string{"data"}, Body: func(args []any) sim.Kernel {
 	data := Buf[int32](args[0])
 	return func(t *sim.Thread) {
 		sharedBuf := sim.Shared[int32](t, "shared_buf", syncDemoShared)
@@ -80,7 +80,7 @@ Result: []int32 data[n], data[i] = 2*((i+1) % n).`,
 //	    if (threadIdx.x < 16) __syncthreads();
 //	    x[threadIdx.x] = 1;
 //	}
-var barrierDivergentFunc = &Func{Name: "barrier_divergent_faulty", Body: func(args []any) sim.Kernel {
+var barrierDivergentFunc = &Func{Name: "barrier_divergent_faulty", Params: []string{"x"}, Body: func(args []any) sim.Kernel {
 	x := Buf[int32](args[0])
 	return func(t *sim.Thread) {
 		if t.ThreadIdx.X < 16 {
