@@ -35,3 +35,10 @@ func (*Device) Use(string) error         { return ErrUnavailable }
 func (*Device) Info() Info               { return Info{} }
 func (*Device) Builds() map[string]Build { return nil }
 func (*Device) Close() error             { return nil }
+
+// Limits, FuncAttributes and Occupancy need the driver.
+func (*Device) Limits() (Limits, error)                          { return Limits{}, ErrUnavailable }
+func (*Device) FuncAttributes(string, string) (FuncAttrs, error) { return FuncAttrs{}, ErrUnavailable }
+func (*Device) Occupancy(string, string, int, int) (FuncOccupancy, error) {
+	return FuncOccupancy{}, ErrUnavailable
+}

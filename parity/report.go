@@ -59,6 +59,21 @@ type SanitizerResult struct {
 	Agree        bool
 }
 
+// OccupancyRow is one twin entry point under the occupancy parity check:
+// its attributes as ptxas compiled it, and how sim's calculator fared
+// against the driver's over the configurations checked.
+type OccupancyRow struct {
+	Kernel, Entry string
+	Regs          int // NUM_REGS
+	StaticShared  int // bytes
+	LocalBytes    int // per thread
+	MaxThreads    int // the function's MAX_THREADS_PER_BLOCK
+	Configs       int // (block size, dynamic shared) pairs checked
+	Mismatches    int
+	Limiters      map[string]int // sim's limiter (or "refused") -> configurations
+	First         string         // first mismatch, or the error that stopped the entry
+}
+
 // Report is the parity run's outcome.
 type Report struct {
 	mu         sync.Mutex
@@ -73,6 +88,11 @@ type Report struct {
 	Values     map[string]map[string]int // faulty kernel -> value -> count over repeated runs
 	ValueRuns  map[string]int
 	Unexpected []string
+
+	OccSpec   string   // the sim spec the occupancy check compares with
+	OccProbes string   // the configurations, in words
+	OccLimits []string // device limits that differ from the spec
+	Occupancy []OccupancyRow
 }
 
 // NewReport returns an empty report.
@@ -98,6 +118,13 @@ func (r *Report) AddSanitizer(s SanitizerResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.Sanitizer = append(r.Sanitizer, s)
+}
+
+// AddOccupancy records one entry point's occupancy parity.
+func (r *Report) AddOccupancy(row OccupancyRow) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Occupancy = append(r.Occupancy, row)
 }
 
 // ToolFor names the compute-sanitizer tool that can see a finding, or ""
@@ -168,6 +195,9 @@ func (r *Report) Write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "\n%d of %d (kernel, tool) pairs agree.\n", agree, len(r.Sanitizer))
 	}
+	if len(r.Occupancy) > 0 {
+		r.writeOccupancy(w)
+	}
 	if len(r.Values) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "## Values the GPU returns for racy kernels over repeated runs")
@@ -190,6 +220,55 @@ func (r *Report) Write(w io.Writer) {
 			fmt.Fprintf(w, "- %s\n", oneLine(u, 300))
 		}
 	}
+}
+
+func (r *Report) writeOccupancy(w io.Writer) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## Occupancy: sim.Spec.CalcOccupancy vs cuOccupancyMaxActiveBlocksPerMultiprocessor")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Blocks per SM for every twin entry point, with the registers and static shared memory ptxas gave it, against %s, %s. ", r.OccSpec, r.OccProbes)
+	if len(r.OccLimits) == 0 {
+		fmt.Fprintln(w, "The device's per-SM and per-block limits equal the spec's.")
+	} else {
+		fmt.Fprintf(w, "The device's limits differ from the spec's: %s.\n", strings.Join(r.OccLimits, "; "))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| kernel | entry | regs | static smem | local | max threads | configurations | sim limiters | mismatches |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	rows := slices.Clone(r.Occupancy)
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		return a.Kernel < b.Kernel || a.Kernel == b.Kernel && a.Entry < b.Entry
+	})
+	configs, bad := 0, 0
+	for _, o := range rows {
+		res := fmt.Sprint(o.Mismatches)
+		switch {
+		case o.First != "" && o.Mismatches == 0:
+			res = "**error**: " + oneLine(o.First, 200)
+		case o.First != "":
+			res = fmt.Sprintf("**%d**: %s", o.Mismatches, oneLine(o.First, 200))
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", o.Kernel, o.Entry, o.Regs, o.StaticShared,
+			o.LocalBytes, o.MaxThreads, o.Configs, limiterList(o.Limiters), res)
+		configs += o.Configs
+		bad += o.Mismatches
+	}
+	fmt.Fprintf(w, "\n%d entry points, %d configurations, %d mismatches.\n", len(rows), configs, bad)
+}
+
+// limiterList renders limiter counts, most frequent first.
+func limiterList(m map[string]int) string {
+	keys := slices.Sorted(maps.Keys(m))
+	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func blockList(m map[int]bool) string {

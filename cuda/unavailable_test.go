@@ -1,0 +1,28 @@
+//go:build !cuda
+
+package cuda_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gpusim/gpusim/cuda"
+)
+
+// TestOccupancyUnavailable: without the cuda tag the occupancy queries exist
+// and say why they cannot answer.
+func TestOccupancyUnavailable(t *testing.T) {
+	var d *cuda.Device
+	if _, err := d.Limits(); !errors.Is(err, cuda.ErrUnavailable) {
+		t.Errorf("Limits: %v, want ErrUnavailable", err)
+	}
+	if _, err := d.FuncAttributes("reduce_sum", "reduce_sum"); !errors.Is(err, cuda.ErrUnavailable) {
+		t.Errorf("FuncAttributes: %v, want ErrUnavailable", err)
+	}
+	if _, err := d.Occupancy("reduce_sum", "reduce_sum", 256, 1024); !errors.Is(err, cuda.ErrUnavailable) {
+		t.Errorf("Occupancy: %v, want ErrUnavailable", err)
+	}
+	if _, err := cuda.Open(cuda.Config{}); !errors.Is(err, cuda.ErrUnavailable) {
+		t.Errorf("Open: %v, want ErrUnavailable", err)
+	}
+}
