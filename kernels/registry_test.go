@@ -91,12 +91,17 @@ func TestRegistryRandomSchedules(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= 3; seed++ {
 				c := k.Generate(rand.New(rand.NewPCG(seed, 2)), min(maxSize(k), 700), 0)
-				got, _, err := runSim(k, c, sim.Options{}.WithSchedule(sim.RandomOrder).WithSeed(seed))
+				got, b, err := runSim(k, c, sim.Options{}.WithSchedule(sim.RandomOrder).WithSeed(seed))
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 				if err := kernels.Compare(k.Rule, got, k.Reference(c)); err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
+				}
+				// Every source line must come from the frame-pointer walk:
+				// the runtime's unwinder costs microseconds per access.
+				if n := b.Dev.Counters().SlowSites; n != 0 {
+					t.Errorf("seed %d: %d source lines needed the slow unwinder", seed, n)
 				}
 			}
 		})

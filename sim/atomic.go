@@ -147,6 +147,6 @@ func (t *Thread) fence(blockScope bool) {
 		t.yield()
 	}
 	if w.l.detect {
-		t.hb.fence(blockScope)
+		t.x.hb.fence(blockScope)
 	}
 }

@@ -70,7 +70,7 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 	t.state = stBarrier
 	t.waitSite = s
 	if w.l.detect {
-		t.hb.past = t.hb.past[:0]
+		t.x.hb.past = t.x.hb.past[:0]
 	}
 	if bar.waiting == b.live {
 		w.releaseBarrier(b)
@@ -99,7 +99,7 @@ func (w *worker) releaseBarrier(b *block) {
 		t.state = stRunnable
 		t.barCount = bar.count
 		t.collRes = uint64(n)
-		t.hb.phase++
+		t.x.hb.phase++
 		w.runq = append(w.runq, t)
 	}
 	if w.l.opts.schedule == RandomOrder {

@@ -127,7 +127,7 @@ type syncKey struct {
 // syncAtomic applies an atomic's acquire (always) and release (after a fence).
 func (t *Thread) syncAtomic(m *mem, i int) {
 	l := t.w.l
-	h := &t.hb
+	h := &t.x.hb
 	key := syncKey{m, i}
 	sv := l.syncVars[key]
 	if sv != nil {
@@ -177,15 +177,15 @@ func (t *Thread) ordered(a *access) bool {
 	g := int(a.gid - 1)
 	ublk := g / l.tpb
 	if ublk == t.blk.linear {
-		if uint16(t.hb.phase) != a.phase {
+		if uint16(t.x.hb.phase) != a.phase {
 			return true
 		}
 		ut := g % l.tpb
-		if ut/warpSize == t.warp && int16(uint16(t.hb.known[ut%warpSize])-a.wclk) > 0 {
+		if ut/warpSize == t.warp && int16(uint16(t.x.hb.known[ut%warpSize])-a.wclk) > 0 {
 			return true
 		}
 	}
-	if vc := t.hb.vc; vc != nil {
+	if vc := t.x.hb.vc; vc != nil {
 		if c, ok := vc.threads[a.gid]; ok && c > a.clock {
 			return true
 		}
@@ -217,8 +217,8 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 	}
 	// check <- slowAccess or rmw <- kernel: one sim frame to skip.
 	cls := w.sites.callerSkip(2)
-	t.hb.notePast(cls)
-	me := access{gid: t.gid, site: uint32(cls.site), phase: uint16(t.hb.phase), wclk: uint16(t.hb.known[t.lane]), clock: t.hb.clock}
+	t.x.hb.notePast(cls)
+	me := access{gid: t.gid, site: uint32(cls.site), phase: uint16(t.x.hb.phase), wclk: uint16(t.x.hb.known[t.lane]), clock: t.x.hb.clock}
 	c := &m.shadow[i]
 	if kind != accWrite && !m.isInit(i) {
 		l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Index: i,
@@ -300,7 +300,7 @@ func (w *worker) warpSync(b *block, first int, mask uint32) {
 	var join [warpSize]uint32
 	for m := mask; m != 0; m &= m - 1 {
 		lane := trailing(m)
-		h := &b.threads[first+lane].hb
+		h := &b.threads[first+lane].x.hb
 		h.known[lane]++
 		for k, v := range h.known {
 			if v > join[k] {
@@ -309,7 +309,7 @@ func (w *worker) warpSync(b *block, first int, mask uint32) {
 		}
 	}
 	for m := mask; m != 0; m &= m - 1 {
-		b.threads[first+trailing(m)].hb.known = join
+		b.threads[first+trailing(m)].x.hb.known = join
 	}
 }
 
@@ -319,7 +319,7 @@ func (w *worker) warpSync(b *block, first int, mask uint32) {
 // reaching the barrier's line counts as arrived, as on Volta and later.
 func (w *worker) exitCheck(t *Thread) {
 	b := t.blk
-	info := exitInfo{t: t, past: append([]pastOp(nil), t.hb.past...)}
+	info := exitInfo{t: t, past: append([]pastOp(nil), t.x.hb.past...)}
 	if b.bar.waiting > 0 {
 		w.checkPast(b, info, b.bar.cls)
 		return
@@ -363,11 +363,11 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
 		t.w.profAccess(t, m, i, kind)
 	}
 	if t.watch > 0 {
-		t.spin.note(m.id, i, changed)
+		t.x.spin.note(m.id, i, changed)
 		t.watch--
 		if t.watch == 0 {
 			t.ops = defaultBudget
-			if t.spin.looksStuck() {
+			if t.x.spin.looksStuck() {
 				t.spinYield()
 			}
 		}
@@ -379,7 +379,7 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
 		}
 		if t.ops <= 0 {
 			t.watch = watchOps
-			t.spin.reset()
+			t.x.spin.reset()
 		}
 	}
 	if l.detect || l.prof != nil || t.watch > 0 {

@@ -15,11 +15,20 @@ type Device struct {
 	allocated int64
 	nextID    int32
 	launches  uint64 // launch generation, starts at 1 for the first launch
+	totals    Counters
 }
 
 // NewDevice returns a device of the given model with no memory allocated.
 func NewDevice(spec Spec) *Device {
 	return &Device{spec: spec}
+}
+
+// Counters returns what every launch on the device so far did, summed.
+// Loads and Stores count only checked accesses (detection or profiling on).
+func (d *Device) Counters() Counters {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.totals
 }
 
 // Spec returns the device's model.

@@ -124,14 +124,15 @@ func (d *Device) Launch(cfg Config, k Kernel) error {
 	start := time.Now()
 	l.run()
 	elapsed := time.Since(start)
+	d.mu.Lock()
+	d.totals.add(&l.stats)
 	if !l.detect {
 		// Writes were not tracked: consider everything initialised.
-		d.mu.Lock()
 		for _, m := range d.buffers {
 			m.initAll = true
 		}
-		d.mu.Unlock()
 	}
+	d.mu.Unlock()
 	if l.prof != nil {
 		l.prof.finish(l, elapsed)
 	}

@@ -16,6 +16,9 @@ type Counters struct {
 	Barriers    int64 // barrier arrivals, one per thread per SyncThreads
 	Collectives int64 // warp collective arrivals, one per lane
 	Fences      int64
+	// SlowSites counts source-line lookups that needed the runtime's
+	// unwinder (see slowCaller): a performance diagnostic, normally 0.
+	SlowSites int64
 }
 
 func (c *Counters) add(o *Counters) {
@@ -27,6 +30,7 @@ func (c *Counters) add(o *Counters) {
 	c.Barriers += o.Barriers
 	c.Collectives += o.Collectives
 	c.Fences += o.Fences
+	c.SlowSites += o.SlowSites
 }
 
 // Profile collects what one launch did, in the terms of Nsight Compute's
@@ -442,6 +446,7 @@ func (w *worker) profRetire(b *block) {
 func (l *launch) mergeStats(w *worker) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	w.stats.SlowSites = w.sites.slow
 	l.stats.add(&w.stats)
 	p := w.pw
 	if p == nil || l.prof == nil {

@@ -62,13 +62,16 @@ type block struct {
 	idx       Dim3
 	linear    int
 	threads   []Thread
+	extra     []threadExtra
 	warps     []warp
 	started   int // threads started so far
 	live      int // threads started or not, not exited
 	bar       barrierState
 	static    []sharedArray
 	staticB   int
-	declared  int // static arrays declared in this block so far
+	declared  int    // static arrays declared in this block so far
+	budget    int    // initial access budget of its threads
+	gidBase   uint32 // gid of thread 0
 	dynamic   sharedArray
 	exitedNow []exitInfo // threads that exited in the current barrier phase (detection)
 }
@@ -164,9 +167,8 @@ func (w *worker) takeUnstarted() *Thread {
 	}
 	for _, b := range w.blocks {
 		if b.started < len(b.threads) {
-			t := &b.threads[b.started]
 			b.started++
-			return t
+			return w.startThread(b, b.started-1)
 		}
 	}
 	return nil
@@ -347,7 +349,8 @@ func (w *worker) admit() bool {
 
 func (w *worker) newBlock() *block {
 	l := w.l
-	b := &block{threads: make([]Thread, l.tpb), warps: make([]warp, (l.tpb+warpSize-1)/warpSize)}
+	b := &block{threads: make([]Thread, l.tpb), extra: make([]threadExtra, l.tpb),
+		warps: make([]warp, (l.tpb+warpSize-1)/warpSize)}
 	for i := range b.warps {
 		n := l.tpb - i*warpSize
 		if n > warpSize {
@@ -365,6 +368,7 @@ func (w *worker) newBlock() *block {
 		t.warp = k / warpSize
 		t.blk = b
 		t.w = w
+		t.x = &b.extra[k]
 	}
 	return b
 }
@@ -390,28 +394,36 @@ func (w *worker) resetBlock(b *block, i int) {
 	for k := range b.warps {
 		b.warps[k].reset()
 	}
-	budget := defaultBudget
+	b.budget = defaultBudget
 	if l.detect || l.prof != nil {
-		budget = 0
+		b.budget = 0
 	}
-	base := uint32(i*l.tpb) + 1
-	// ThreadIdx, lane, warp and the dims were set once by newBlock; only
-	// what changes from block to block is reset here.
-	for k := range b.threads {
-		t := &b.threads[k]
-		t.BlockIdx = b.idx
-		t.gid = base + uint32(k)
-		t.state = stUnstarted
-		t.budget = budget
-		t.ops = defaultBudget
-		t.watch = 0
-		t.co = nil
-		t.waitSite = 0
-		t.shDecl = 0
-		if l.detect {
-			t.hb.reset()
-		}
+	b.gidBase = uint32(i*l.tpb) + 1
+	// The threads themselves are prepared one by one as they start
+	// (startThread): a pass over them here would bring every Thread into
+	// the cache twice. Until then a thread slot keeps its previous block's
+	// state, stDone, which no barrier or collective mistakes for a waiter;
+	// b.started tells unstarted threads apart.
+}
+
+// startThread prepares thread slot k of b for its first run. ThreadIdx,
+// lane, warp and the dims were set once by newBlock; only what changes from
+// block to block is reset here.
+func (w *worker) startThread(b *block, k int) *Thread {
+	t := &b.threads[k]
+	t.BlockIdx = b.idx
+	t.gid = b.gidBase + uint32(k)
+	t.state = stUnstarted
+	t.budget = b.budget
+	t.ops = defaultBudget
+	t.watch = 0
+	t.co = nil
+	t.waitSite = 0
+	t.shDecl = 0
+	if w.l.detect {
+		t.x.hb.reset()
 	}
+	return t
 }
 
 // threadExit retires t: the block's barrier may now be complete, and when
@@ -475,6 +487,10 @@ func (w *worker) deadlock() {
 	for _, b := range w.blocks {
 		for k := range b.threads {
 			t := &b.threads[k]
+			if k >= b.started {
+				f.Waiting = append(f.Waiting, WaitingThread{Block: b.idx, Thread: t.ThreadIdx, At: "not started"})
+				continue
+			}
 			if t.state == stDone {
 				continue
 			}

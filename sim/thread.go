@@ -44,7 +44,6 @@ type Thread struct {
 	budget int // accesses left before the slow path runs
 	ops    int // accesses left before the next spin check
 	watch  int // accesses left in the current spin check
-	spin   spinWatch
 
 	blk *block
 	w   *worker
@@ -57,7 +56,15 @@ type Thread struct {
 	barCount int
 	collRes  uint64
 
-	hb hbState // detection: happens-before knowledge
+	// x holds the state that only detection and spin checks touch, kept
+	// out of line so that the hot fields of a block's threads stay dense.
+	x *threadExtra
+}
+
+// threadExtra is a thread's cold state, one per thread slot of a block.
+type threadExtra struct {
+	spin spinWatch
+	hb   hbState // detection: happens-before knowledge
 }
 
 // LaneID is the thread's lane within its warp (threadIdx linearised mod 32).
