@@ -86,6 +86,9 @@ func AtomicXor[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, v T) T
 // atomicStripes serialise atomics on global memory between parallel workers.
 var atomicStripes [256]sync.Mutex
 
+// rmw is the core of every atomic. It is never inlined (see check).
+//
+//go:noinline
 func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
 	if uint(i) >= uint(len(b.data)) {
 		t.badIndex(&b.mem, i, true)

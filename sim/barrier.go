@@ -42,10 +42,13 @@ func (t *Thread) SyncThreadsOr(pred bool) bool { return t.barrier(barOr, pred) >
 // barLive is stashed by the release: how many threads took part.
 func (t *Thread) barLive() int { return int(t.collRes) }
 
+// barrier is never inlined: the frame callerSkip starts from is its own.
+//
+//go:noinline
 func (t *Thread) barrier(kind barKind, pred bool) int {
 	w := t.w
 	b := t.blk
-	cls := w.sites.callerSkip(2) // barrier <- SyncThreads inlined in the kernel
+	cls := *w.sites.callerSkip(1, 2) // barrier <- SyncThreads, maybe inlined, <- kernel
 	s := cls.site
 	w.stats.Barriers++
 	bar := &b.bar

@@ -57,17 +57,17 @@ func (h *hbState) reset() {
 	h.past = h.past[:0]
 }
 
-func (h *hbState) notePast(c pcClass) {
+func (h *hbState) notePast(fn, line int32) {
 	for i := range h.past {
-		if h.past[i].fn == c.fn {
-			if c.line > h.past[i].line {
-				h.past[i].line = c.line
+		if h.past[i].fn == fn {
+			if line > h.past[i].line {
+				h.past[i].line = line
 			}
 			return
 		}
 	}
 	if len(h.past) < 8 {
-		h.past = append(h.past, pastOp{c.fn, c.line})
+		h.past = append(h.past, pastOp{fn, line})
 	}
 }
 
@@ -208,7 +208,11 @@ func opOf(a *access, plainRead bool) string {
 	return "write"
 }
 
-// check runs the race and uninitialised-read detectors for one access.
+// check runs the race and uninitialised-read detectors for one access. It
+// and its callers, slowAccess and rmw, are never inlined: callerSkip may
+// then take the two frames above it as sim's without looking them up.
+//
+//go:noinline
 func (t *Thread) check(m *mem, i int, kind accKind) {
 	w := t.w
 	l := w.l
@@ -216,20 +220,21 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 		m.freshPage(i, l.gen)
 	}
 	// check <- slowAccess or rmw <- kernel: one sim frame to skip.
-	cls := w.sites.callerSkip(2)
-	t.x.hb.notePast(cls)
-	me := access{gid: t.gid, site: uint32(cls.site), phase: uint16(t.x.hb.phase), wclk: uint16(t.x.hb.known[t.lane]), clock: t.x.hb.clock}
+	cls := w.sites.callerSkip(2, 2) // check <- slowAccess or rmw <- kernel or Load
+	site := cls.site
+	t.x.hb.notePast(cls.fn, cls.line)
+	me := access{gid: t.gid, site: uint32(site), phase: uint16(t.x.hb.phase), wclk: uint16(t.x.hb.known[t.lane]), clock: t.x.hb.clock}
 	c := &m.shadow[i]
 	if kind != accWrite && !m.isInit(i) {
 		l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Index: i,
 			Detail:  "read before the host or any thread wrote it",
-			Current: threadAccess(t, opNames[kind], cls.site)})
+			Current: threadAccess(t, opNames[kind], site)})
 		m.setInit(i) // one report per element
 	}
 	switch kind {
 	case accRead:
 		if c.w.gid != 0 && !t.ordered(&c.w) {
-			t.race(m, i, kind, cls.site, &c.w, false)
+			t.race(m, i, kind, site, &c.w, false)
 		}
 		switch {
 		case c.r[0].gid == 0 || c.r[0].gid == t.gid || t.ordered(&c.r[0]):
@@ -241,17 +246,17 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 		}
 	case accWrite:
 		if c.w.gid != 0 && !t.ordered(&c.w) {
-			t.race(m, i, kind, cls.site, &c.w, false)
+			t.race(m, i, kind, site, &c.w, false)
 		}
-		t.checkReads(m, i, kind, cls.site, c)
+		t.checkReads(m, i, kind, site, c)
 		c.w, c.r = me, [2]access{}
 		m.setInit(i)
 	case accAtomic:
 		me.site |= atomicBit
 		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !t.ordered(&c.w) {
-			t.race(m, i, kind, cls.site, &c.w, false)
+			t.race(m, i, kind, site, &c.w, false)
 		}
-		t.checkReads(m, i, kind, cls.site, c)
+		t.checkReads(m, i, kind, site, c)
 		c.w, c.r = me, [2]access{}
 		m.setInit(i)
 	}
@@ -319,7 +324,12 @@ func (w *worker) warpSync(b *block, first int, mask uint32) {
 // reaching the barrier's line counts as arrived, as on Volta and later.
 func (w *worker) exitCheck(t *Thread) {
 	b := t.blk
-	info := exitInfo{t: t, past: append([]pastOp(nil), t.x.hb.past...)}
+	if len(t.x.hb.past) == 0 {
+		return
+	}
+	// The exited thread's past stays as it is until its slot is prepared
+	// for the next block, after exitedNow has been cleared: no copy.
+	info := exitInfo{t: t, past: t.x.hb.past}
 	if b.bar.waiting > 0 {
 		w.checkPast(b, info, b.bar.cls)
 		return
@@ -354,6 +364,8 @@ func (w *worker) checkPast(b *block, e exitInfo, bar pcClass) {
 // slowAccess is the part of Load and Store that runs only when the access
 // budget runs out: always with detection on, otherwise once every
 // defaultBudget accesses to look for spinning.
+//
+//go:noinline
 func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
 	l := t.w.l
 	if l.detect {

@@ -130,7 +130,8 @@ func (s site) String() string { return s.info().String() }
 // so that a hot access site costs a frame walk and one or two array probes.
 type siteCache struct {
 	entries [512]pcClass
-	slow    int64 // call sites the frame-pointer walk could not resolve
+	slow    int64   // call sites the frame-pointer walk could not resolve
+	slowRes pcClass // the last slowCaller result, which callerSkip points to
 }
 
 func (c *siteCache) lookup(pc uintptr) pcClass {
@@ -144,37 +145,49 @@ func (c *siteCache) lookup(pc uintptr) pcClass {
 
 // callerSite returns the site of the kernel line that (directly or through
 // sim helpers) called the function that calls callerSite.
-func (c *siteCache) callerSite() site { return c.callerSkip(1).site }
+func (c *siteCache) callerSite() site { return c.callerSkip(1, 1).site }
 
 // caller returns the classified kernel frame that called into sim.
-func (c *siteCache) caller() pcClass { return c.callerSkip(1) }
+func (c *siteCache) caller() pcClass { return *c.callerSkip(1, 1) }
 
 // callerSkip is caller for a call path that usually holds skip sim frames
-// above the caller of callerSkip: the walk first reads only that many. Every
-// frame read is classified, since the compiler may inline the sim frames
-// (Load, SyncThreads) into the kernel in one build and not in another.
+// above the caller of callerSkip: the walk first reads only that many. The
+// first sure of them are sim's in every build (functions marked noinline
+// and called only from sim) and are not looked up; every later frame is
+// classified, since the compiler may inline sim frames (Load, SyncThreads)
+// into the kernel in one build and not in another.
+//
+// The result points into the cache and stays valid until the next lookup:
+// callers read it at once. (A pcClass returned by value came back in six
+// registers that the caller spilled field by field and reloaded whole, a
+// store-forwarding stall that cost more than the walk.)
 //
 //go:noinline
-func (c *siteCache) callerSkip(skip int) pcClass {
+func (c *siteCache) callerSkip(sure, skip int) *pcClass {
 	var pcs [maxFrames]uintptr
 	want := skip + 1
 	for {
 		n := framePCs(&pcs, want)
 		ended := n < want // the chain ended, or reached runThread
-		for i := 0; i < n && !ended; i++ {
+		for i := sure; i < n && !ended; i++ {
 			if pcs[i] == 0 {
 				ended = true
 				break
 			}
-			k := c.lookup(pcs[i])
-			if !k.internal {
-				return k
+			pc := pcs[i]
+			e := &c.entries[(pc^pc>>9)&511]
+			if e.pc != pc {
+				*e = classify(pc)
 			}
-			ended = k.boundary
+			if !e.internal {
+				return e
+			}
+			ended = e.boundary
 		}
 		if ended || want == maxFrames {
 			c.slow++
-			return slowCaller()
+			c.slowRes = slowCaller()
+			return &c.slowRes
 		}
 		want = maxFrames
 	}
