@@ -110,23 +110,11 @@ func (w *worker) newCoro() *coro {
 	c := &coro{}
 	c.next, c.stop = iter.Pull(func(yield func(*Thread) bool) {
 		c.yield = yield
-		for {
-			t := w.takeUnstarted()
-			if t == nil {
-				if !yield(nil) {
-					return
-				}
-				continue
-			}
-			t.co = c
-			if !w.runThread(t) {
+		for w.runThreads(c) {
+			// A thread ended in a panic or abort, or none was left to
+			// start: hand control back, then look again.
+			if !yield(nil) {
 				return
-			}
-			if w.l.opts.schedule == RandomOrder {
-				// Let the scheduler choose again after every thread.
-				if !yield(t) {
-					return
-				}
 			}
 		}
 	})
@@ -134,27 +122,48 @@ func (w *worker) newCoro() *coro {
 	return c
 }
 
-// runThread calls the kernel for t, turning panics into findings. It reports
-// false when the launch is being torn down and the coroutine must end.
-func (w *worker) runThread(t *Thread) (ok bool) {
-	ok = true
+// runThreads starts unstarted threads on coroutine c, one after another as
+// plain calls, until none is left or one ends in a panic. One deferred
+// recover covers the whole run, so a thread costs no defer of its own. It
+// reports false when the launch is being torn down and the coroutine must
+// end.
+func (w *worker) runThreads(c *coro) (ok bool) {
+	var t *Thread // the running thread; nil between threads
 	defer func() {
-		if r := recover(); r != nil {
-			switch r {
-			case errStopped:
-				ok = false
-				return
-			case abortKernel{}:
-			default:
-				w.kernelPanic(t, r)
-			}
-			w.abort()
+		if t == nil {
+			return
 		}
+		r := recover()
+		switch r {
+		case errStopped:
+			ok = false
+			return
+		case abortKernel{}:
+		default:
+			w.kernelPanic(t, r)
+		}
+		w.abort()
 		w.threadExit(t)
 	}()
-	t.state = stRunning
-	w.l.kernel(t)
-	return
+	random := w.l.opts.schedule == RandomOrder
+	for {
+		t = w.takeUnstarted()
+		if t == nil {
+			return true
+		}
+		t.co = c
+		t.state = stRunning
+		w.l.kernel(t)
+		w.threadExit(t)
+		if random {
+			// Let the scheduler choose again after every thread.
+			u := t
+			t = nil
+			if !c.yield(u) {
+				return false
+			}
+		}
+	}
 }
 
 func (w *worker) abort() { w.l.aborted.Store(true) }
@@ -417,7 +426,6 @@ func (w *worker) startThread(b *block, k int) *Thread {
 	t.budget = b.budget
 	t.ops = defaultBudget
 	t.watch = 0
-	t.co = nil
 	t.waitSite = 0
 	t.shDecl = 0
 	if w.l.detect {

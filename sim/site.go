@@ -58,7 +58,7 @@ var siteTable = struct {
 
 const (
 	simPkg        = "github.com/gpusim/gpusim/sim."
-	runThreadFunc = simPkg + "(*worker).runThread"
+	runThreadFunc = simPkg + "(*worker).runThreads"
 )
 
 // classify resolves a return address, expanding inlined frames: the first
@@ -168,7 +168,7 @@ func (c *siteCache) callerSkip(sure, skip int) *pcClass {
 	want := skip + 1
 	for {
 		n := framePCs(&pcs, want)
-		ended := n < want // the chain ended, or reached runThread
+		ended := n < want // the chain ended, or reached runThreads
 		for i := sure; i < n && !ended; i++ {
 			if pcs[i] == 0 {
 				ended = true
