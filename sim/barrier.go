@@ -48,20 +48,17 @@ func (t *Thread) barLive() int { return int(t.collRes) }
 func (t *Thread) barrier(kind barKind, pred bool) int {
 	w := t.w
 	b := t.blk
-	cls := *w.sites.callerSkip(1, 2) // barrier <- SyncThreads, maybe inlined, <- kernel
+	cls := w.sites.callerSkip(1, 2) // barrier <- SyncThreads, maybe inlined, <- kernel
 	s := cls.site
 	w.stats.Barriers++
 	bar := &b.bar
 	if bar.waiting == 0 {
-		bar.site, bar.cls, bar.kind, bar.count, bar.first = s, cls, kind, 0, t
+		bar.site, bar.cls, bar.kind, bar.count, bar.first = s, *cls, kind, 0, t
 		if w.l.detect {
-			w.checkExitedPast(b, cls)
+			w.checkExitedPast(b, bar.cls)
 		}
 	} else if bar.site != s || bar.kind != kind {
-		w.l.addFinding(Finding{Kind: BarrierDivergence,
-			Detail:   fmt.Sprintf("threads of block %v wait at different barriers", b.idx),
-			Current:  threadAccess(t, barNames[kind], s),
-			Previous: threadAccess(bar.first, barNames[bar.kind], bar.site)})
+		w.barrierDivergence(t, kind, s)
 	}
 	if pred {
 		bar.count++
@@ -83,6 +80,20 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 	t.suspend()
 	t.state = stRunning
 	return t.barCount
+}
+
+// barrierDivergence reports t arriving at barrier site s while others of
+// its block wait at another. It is kept out of barrier, whose stack frame
+// (touched on every switch) would otherwise hold the finding under
+// construction.
+//
+//go:noinline
+func (w *worker) barrierDivergence(t *Thread, kind barKind, s site) {
+	b, bar := t.blk, &t.blk.bar
+	w.l.addFinding(Finding{Kind: BarrierDivergence,
+		Detail:   fmt.Sprintf("threads of block %v wait at different barriers", b.idx),
+		Current:  threadAccess(t, barNames[kind], s),
+		Previous: threadAccess(bar.first, barNames[bar.kind], bar.site)})
 }
 
 // releaseBarrier lets every waiting thread of b go, in threadIdx order (or

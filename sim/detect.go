@@ -226,10 +226,7 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 	me := access{gid: t.gid, site: uint32(site), phase: uint16(t.x.hb.phase), wclk: uint16(t.x.hb.known[t.lane]), clock: t.x.hb.clock}
 	c := &m.shadow[i]
 	if kind != accWrite && !m.isInit(i) {
-		l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Index: i,
-			Detail:  "read before the host or any thread wrote it",
-			Current: threadAccess(t, opNames[kind], site)})
-		m.setInit(i) // one report per element
+		t.uninitRead(m, i, kind, site)
 	}
 	switch kind {
 	case accRead:
@@ -260,6 +257,17 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 		c.w, c.r = me, [2]access{}
 		m.setInit(i)
 	}
+}
+
+// uninitRead reports a read of element i before anything wrote it, once
+// per element. (Kept out of check, whose frame it would triple.)
+//
+//go:noinline
+func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
+	t.w.l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Index: i,
+		Detail:  "read before the host or any thread wrote it",
+		Current: threadAccess(t, opNames[kind], s)})
+	m.setInit(i)
 }
 
 // checkReads reports the recorded reads that a write does not come after.
@@ -351,14 +359,22 @@ func (w *worker) checkExitedPast(b *block, bar pcClass) {
 func (w *worker) checkPast(b *block, e exitInfo, bar pcClass) {
 	for _, p := range e.past {
 		if p.fn == bar.fn && p.line > bar.line {
-			w.l.addFinding(Finding{Kind: BarrierDivergence,
-				Detail: fmt.Sprintf("thread %v of block %v did not arrive at the barrier: it ran on to line %d and exited while others wait",
-					e.t.ThreadIdx, b.idx, p.line),
-				Current:  Access{Block: e.t.BlockIdx, Thread: e.t.ThreadIdx, Op: "exit", Site: fmt.Sprintf("line %d", p.line)},
-				Previous: threadAccess(b.bar.first, barNames[b.bar.kind], bar.site)})
+			w.passedBy(b, e.t, p.line, bar.site)
 			return
 		}
 	}
+}
+
+// passedBy reports t exiting after running on to line while others of
+// block b wait at the barrier at site s.
+//
+//go:noinline
+func (w *worker) passedBy(b *block, t *Thread, line int32, s site) {
+	w.l.addFinding(Finding{Kind: BarrierDivergence,
+		Detail: fmt.Sprintf("thread %v of block %v did not arrive at the barrier: it ran on to line %d and exited while others wait",
+			t.ThreadIdx, b.idx, line),
+		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit", Site: fmt.Sprintf("line %d", line)},
+		Previous: threadAccess(b.bar.first, barNames[b.bar.kind], s)})
 }
 
 // slowAccess is the part of Load and Store that runs only when the access

@@ -38,11 +38,26 @@ func (b *Buffer[T]) base() *mem { return &b.mem }
 func Shared[T Elem](t *Thread, name string, n int) *Buffer[T] {
 	b := t.blk
 	k := t.shDecl
-	t.shDecl++
 	if k < b.declared {
+		// The array another thread of the block declared already.
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
+			t.shDecl++
 			return arr
 		}
+	}
+	return declareShared[T](t, name, n)
+}
+
+// declareShared is Shared's slow path: the first declaration of an array in
+// a block, and mismatched declarations, whose error reports would otherwise
+// swell the frame of every Shared call.
+//
+//go:noinline
+func declareShared[T Elem](t *Thread, name string, n int) *Buffer[T] {
+	b := t.blk
+	k := t.shDecl
+	t.shDecl++
+	if k < b.declared {
 		t.sharedError(fmt.Sprintf("shared declaration #%d is %q [%d]%T here but %q [%d] in the thread that declared it first",
 			k+1, name, n, *new(T), b.static[k].base().name, b.static[k].base().n))
 	}

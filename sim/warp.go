@@ -86,30 +86,60 @@ func laneList(m uint32) string {
 }
 
 // collective runs one warp collective for t and returns its result bits.
+// badCollective reports what is wrong with a collective's mask or width:
+// a mask that leaves out the caller or names lanes that do not exist or
+// have exited ends the launch; a bad width is reported and replaced by 32,
+// which it returns. The error paths live here, out of collective, whose
+// stack frame every suspended lane keeps.
+//
+//go:noinline
+func (w *worker) badCollective(t *Thread, kind collKind, mask uint32, width int, s site) int {
+	wp := &t.blk.warps[t.warp]
+	if mask&(1<<t.lane) == 0 {
+		w.collectiveFatal(t, kind, s, fmt.Sprintf("lane %d calls %s with mask %#08x that does not include itself", t.lane, kind, mask))
+	}
+	if miss := mask &^ wp.present; miss != 0 {
+		w.collectiveFatal(t, kind, s, fmt.Sprintf("mask %#08x names lanes %s that do not exist (block of %d threads)", mask, laneList(miss), w.l.tpb))
+	}
+	if gone := mask & wp.exited; gone != 0 {
+		w.collectiveFatal(t, kind, s, fmt.Sprintf("mask %#08x names lanes %s of warp %d that have exited", mask, laneList(gone), t.warp))
+	}
+	if width <= 0 || width > warpSize || width&(width-1) != 0 {
+		w.l.addFinding(Finding{Kind: InvalidShuffle, Detail: fmt.Sprintf("width %d is not a power of two in [1,32]", width),
+			Current: threadAccess(t, kind.String(), s)})
+		width = warpSize
+	}
+	return width
+}
+
+// shuffleOutside reports lane reading lane src, which is not in c's mask.
+//
+//go:noinline
+func (w *worker) shuffleOutside(t *Thread, c *collective, lane, src int) {
+	w.l.addFinding(Finding{Kind: InvalidShuffle,
+		Detail:  fmt.Sprintf("lane %d reads lane %d, which is not in mask %#08x: the value is undefined on hardware", lane, src, c.mask),
+		Current: threadAccess(t, c.kind.String(), c.site)})
+}
+
+// collectiveFatal reports a warp divergence that ends the launch and
+// unwinds the calling thread.
+//
+//go:noinline
+func (w *worker) collectiveFatal(t *Thread, kind collKind, s site, detail string) {
+	w.l.addFinding(Finding{Kind: WarpDivergence, Detail: detail, Current: threadAccess(t, kind.String(), s)})
+	w.l.markFatal()
+	panic(abortKernel{})
+}
+
 func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, width int) uint64 {
 	w := t.w
 	w.stats.Collectives++
 	wp := &t.blk.warps[t.warp]
 	s := w.sites.callerSite()
 	bit := uint32(1) << t.lane
-	fatal := func(detail string) {
-		w.l.addFinding(Finding{Kind: WarpDivergence, Detail: detail, Current: threadAccess(t, kind.String(), s)})
-		w.l.markFatal()
-		panic(abortKernel{})
-	}
-	if mask&bit == 0 {
-		fatal(fmt.Sprintf("lane %d calls %s with mask %#08x that does not include itself", t.lane, kind, mask))
-	}
-	if miss := mask &^ wp.present; miss != 0 {
-		fatal(fmt.Sprintf("mask %#08x names lanes %s that do not exist (block of %d threads)", mask, laneList(miss), t.w.l.tpb))
-	}
-	if gone := mask & wp.exited; gone != 0 {
-		fatal(fmt.Sprintf("mask %#08x names lanes %s of warp %d that have exited", mask, laneList(gone), t.warp))
-	}
-	if width <= 0 || width > warpSize || width&(width-1) != 0 {
-		w.l.addFinding(Finding{Kind: InvalidShuffle, Detail: fmt.Sprintf("width %d is not a power of two in [1,32]", width),
-			Current: threadAccess(t, kind.String(), s)})
-		width = warpSize
+	if mask&bit == 0 || mask&^wp.present != 0 || mask&wp.exited != 0 ||
+		width <= 0 || width > warpSize || width&(width-1) != 0 {
+		width = w.badCollective(t, kind, mask, width, s)
 	}
 	var c *collective
 	for _, p := range wp.pending {
@@ -128,7 +158,7 @@ func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, w
 		c.kind, c.mask, c.arrived, c.width, c.site, c.first = kind, mask, 0, width, s, t
 		wp.pending = append(wp.pending, c)
 	} else if c.kind != kind || c.width != width {
-		fatal(fmt.Sprintf("lanes of warp %d meet with mask %#08x in different collectives: %s (width %d) at %s and %s (width %d) here",
+		w.collectiveFatal(t, kind, s, fmt.Sprintf("lanes of warp %d meet with mask %#08x in different collectives: %s (width %d) at %s and %s (width %d) here",
 			t.warp, mask, c.kind, c.width, c.site, kind, width))
 	}
 	c.vals[t.lane] = val
@@ -205,9 +235,7 @@ func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 		}
 		if src >= 0 {
 			if src >= warpSize || c.mask&(1<<src) == 0 {
-				w.l.addFinding(Finding{Kind: InvalidShuffle,
-					Detail:  fmt.Sprintf("lane %d reads lane %d, which is not in mask %#08x: the value is undefined on hardware", lane, src, c.mask),
-					Current: threadAccess(t, c.kind.String(), c.site)})
+				w.shuffleOutside(t, c, lane, src)
 				src = lane
 			}
 			r = c.vals[src]
@@ -248,15 +276,23 @@ func (w *worker) warpExit(t *Thread) {
 	}
 	for _, c := range wp.pending {
 		if c.mask&bit != 0 && c.arrived&bit == 0 {
-			w.l.addFinding(Finding{Kind: WarpDivergence,
-				Detail:   fmt.Sprintf("lane %d exited without reaching %s with mask %#08x; lanes %s wait for it", t.lane, c.kind, c.mask, laneList(c.arrived)),
-				Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit"},
-				Previous: threadAccess(c.first, c.kind.String(), c.site)})
-			w.l.markFatal()
-			w.abort()
+			w.exitedFromCollective(t, c)
 			return
 		}
 	}
+}
+
+// exitedFromCollective reports lane t exiting while warp-mates wait for it
+// in collective c, and ends the launch.
+//
+//go:noinline
+func (w *worker) exitedFromCollective(t *Thread, c *collective) {
+	w.l.addFinding(Finding{Kind: WarpDivergence,
+		Detail:   fmt.Sprintf("lane %d exited without reaching %s with mask %#08x; lanes %s wait for it", t.lane, c.kind, c.mask, laneList(c.arrived)),
+		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit"},
+		Previous: threadAccess(c.first, c.kind.String(), c.site)})
+	w.l.markFatal()
+	w.abort()
 }
 
 func boolBits(b bool) uint64 {
