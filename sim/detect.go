@@ -167,31 +167,68 @@ func (t *Thread) syncAtomic(m *mem, i int) {
 	}
 }
 
-// ordered reports whether the recorded access a happens before the thread's
-// current point.
+// ordered reports whether access a happens before the current access of t.
 func (t *Thread) ordered(a *access) bool {
-	if a.gid == 0 || a.gid == t.gid {
+	v := t.view()
+	return v.ordered(a)
+}
+
+// hbView is what the happens-before test needs of the current thread,
+// loaded once per checked access: check and checkReads test up to three
+// recorded accesses against it.
+type hbView struct {
+	gid   uint32
+	base  uint32 // gid of thread 0 of the thread's block
+	n     uint32 // threads per block
+	phase uint16
+	warp  uint32
+	known *[warpSize]uint32
+	t     *Thread
+}
+
+func (t *Thread) view() hbView {
+	h := &t.x.hb
+	return hbView{gid: t.gid, base: t.blk.gidBase, n: uint32(len(t.blk.threads)), phase: uint16(h.phase),
+		warp: uint32(t.warp), known: &h.known, t: t}
+}
+
+// ordered reports whether a happens before the current access: a is the
+// thread's own, or of its block in an earlier barrier phase, or of its warp
+// before a warp synchronisation the thread took part in; otherwise what
+// the thread acquired through atomics decides. Gids of a block are
+// consecutive, so "same block" is a subtraction; the division by the block
+// size it replaced was a third of detection's time on shared-memory kernels.
+func (v *hbView) ordered(a *access) bool {
+	if a.gid == 0 || a.gid == v.gid {
 		return true
 	}
-	l := t.w.l
-	g := int(a.gid - 1)
-	ublk := g / l.tpb
-	if ublk == t.blk.linear {
-		if uint16(t.x.hb.phase) != a.phase {
+	if ut := a.gid - v.base; ut < v.n {
+		if v.phase != a.phase {
 			return true
 		}
-		ut := g % l.tpb
-		if ut/warpSize == t.warp && int16(uint16(t.x.hb.known[ut%warpSize])-a.wclk) > 0 {
+		if ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-a.wclk) > 0 {
 			return true
 		}
 	}
-	if vc := t.x.hb.vc; vc != nil {
-		if c, ok := vc.threads[a.gid]; ok && c > a.clock {
-			return true
-		}
-		if p, ok := vc.blocks[ublk]; ok && int16(uint16(p)-a.phase) > 0 {
-			return true
-		}
+	if v.t.x.hb.vc == nil {
+		return false
+	}
+	return v.t.orderedByAtomics(a)
+}
+
+// orderedByAtomics is ordered's test against the knowledge t acquired
+// through atomics (fence + atomic release, atomic acquire). Not inlined, so
+// that hbView.ordered is.
+//
+//go:noinline
+func (t *Thread) orderedByAtomics(a *access) bool {
+	vc := t.x.hb.vc
+	if c, ok := vc.threads[a.gid]; ok && c > a.clock {
+		return true
+	}
+	ublk := int(a.gid-1) / t.w.l.tpb
+	if p, ok := vc.blocks[ublk]; ok && int16(uint16(p)-a.phase) > 0 {
+		return true
 	}
 	return false
 }
@@ -219,41 +256,49 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 	if m.space == GlobalSpace {
 		m.freshPage(i, l.gen)
 	}
-	// check <- slowAccess or rmw <- kernel: one sim frame to skip.
-	cls := w.sites.callerSkip(2, 2) // check <- slowAccess or rmw <- kernel or Load
+	// check <- slowAccess or rmw <- the kernel, or Load <- the kernel: the
+	// two return addresses above slowAccess settle it in all usual builds.
+	pc1, pc2 := callerPCs2()
+	cls := w.sites.probe(pc1)
+	if cls.internal {
+		if cls = w.sites.probe(pc2); cls.internal || cls.boundary {
+			cls = w.sites.callerSkip(2, 2)
+		}
+	}
 	site := cls.site
 	t.x.hb.notePast(cls.fn, cls.line)
 	me := access{gid: t.gid, site: uint32(site), phase: uint16(t.x.hb.phase), wclk: uint16(t.x.hb.known[t.lane]), clock: t.x.hb.clock}
 	c := &m.shadow[i]
+	v := t.view()
 	if kind != accWrite && !m.isInit(i) {
 		t.uninitRead(m, i, kind, site)
 	}
 	switch kind {
 	case accRead:
-		if c.w.gid != 0 && !t.ordered(&c.w) {
+		if c.w.gid != 0 && !v.ordered(&c.w) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		switch {
-		case c.r[0].gid == 0 || c.r[0].gid == t.gid || t.ordered(&c.r[0]):
+		case c.r[0].gid == 0 || c.r[0].gid == t.gid || v.ordered(&c.r[0]):
 			c.r[0] = me
-		case c.r[1].gid == 0 || c.r[1].gid == t.gid || t.ordered(&c.r[1]):
+		case c.r[1].gid == 0 || c.r[1].gid == t.gid || v.ordered(&c.r[1]):
 			c.r[1] = me
 		default:
 			c.r[0], c.r[1] = c.r[1], me
 		}
 	case accWrite:
-		if c.w.gid != 0 && !t.ordered(&c.w) {
+		if c.w.gid != 0 && !v.ordered(&c.w) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
-		t.checkReads(m, i, kind, site, c)
+		t.checkReads(m, i, kind, site, c, &v)
 		c.w, c.r = me, [2]access{}
 		m.setInit(i)
 	case accAtomic:
 		me.site |= atomicBit
-		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !t.ordered(&c.w) {
+		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !v.ordered(&c.w) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
-		t.checkReads(m, i, kind, site, c)
+		t.checkReads(m, i, kind, site, c, &v)
 		c.w, c.r = me, [2]access{}
 		m.setInit(i)
 	}
@@ -271,9 +316,9 @@ func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
 }
 
 // checkReads reports the recorded reads that a write does not come after.
-func (t *Thread) checkReads(m *mem, i int, kind accKind, s site, c *cell) {
+func (t *Thread) checkReads(m *mem, i int, kind accKind, s site, c *cell, v *hbView) {
 	for k := range c.r {
-		if r := &c.r[k]; r.gid != 0 && !t.ordered(r) {
+		if r := &c.r[k]; r.gid != 0 && !v.ordered(r) {
 			t.race(m, i, kind, s, r, true)
 			return
 		}

@@ -150,6 +150,15 @@ func (c *siteCache) callerSite() site { return c.callerSkip(1, 1).site }
 // caller returns the classified kernel frame that called into sim.
 func (c *siteCache) caller() pcClass { return *c.callerSkip(1, 1) }
 
+// probe returns the cache entry for pc, classifying it on a miss.
+func (c *siteCache) probe(pc uintptr) *pcClass {
+	e := &c.entries[(pc^pc>>9)&511]
+	if e.pc != pc {
+		*e = classify(pc)
+	}
+	return e
+}
+
 // callerSkip is caller for a call path that usually holds skip sim frames
 // above the caller of callerSkip: the walk first reads only that many. The
 // first sure of them are sim's in every build (functions marked noinline
@@ -174,11 +183,7 @@ func (c *siteCache) callerSkip(sure, skip int) *pcClass {
 				ended = true
 				break
 			}
-			pc := pcs[i]
-			e := &c.entries[(pc^pc>>9)&511]
-			if e.pc != pc {
-				*e = classify(pc)
-			}
+			e := c.probe(pcs[i])
 			if !e.internal {
 				return e
 			}
