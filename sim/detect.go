@@ -15,13 +15,22 @@ const (
 )
 
 // access is one recorded access in shadow memory: 16 bytes.
+//
+// It has four fields so that the compiler keeps a value in registers: with
+// five, each record was built on the stack by narrow stores and copied out
+// by wide loads, a store-forwarding stall on every checked access.
 type access struct {
 	gid   uint32 // global thread id + 1; 0 means none (or the host)
 	site  uint32 // site id; atomicBit marks an atomic
-	phase uint16 // block barrier phase of the thread at the access (mod 2^16)
-	wclk  uint16 // the lane's warp-sync clock at the access (mod 2^16)
+	when  uint32 // barrier phase (low 16 bits) and warp-sync clock (high 16) at the access, mod 2^16
 	clock uint32 // the thread's fence clock at the access
 }
+
+// phase is the block barrier phase of the thread at the access.
+func (a *access) phase() uint16 { return uint16(a.when) }
+
+// wclk is the lane's warp-sync clock at the access.
+func (a *access) wclk() uint16 { return uint16(a.when >> 16) }
 
 const atomicBit = 1 << 31
 
@@ -169,7 +178,8 @@ func (t *Thread) syncAtomic(m *mem, i int) {
 
 // ordered reports whether access a happens before the current access of t.
 func (t *Thread) ordered(a *access) bool {
-	v := t.view()
+	var v hbView
+	t.view(&v)
 	return v.ordered(a)
 }
 
@@ -186,10 +196,12 @@ type hbView struct {
 	t     *Thread
 }
 
-func (t *Thread) view() hbView {
+// view fills v in place (a returned hbView would be built in a temporary
+// and copied, the same stall as described at access).
+func (t *Thread) view(v *hbView) {
 	h := &t.x.hb
-	return hbView{gid: t.gid, base: t.blk.gidBase, n: uint32(len(t.blk.threads)), phase: uint16(h.phase),
-		warp: uint32(t.warp), known: &h.known, t: t}
+	v.gid, v.base, v.n = t.gid, t.blk.gidBase, uint32(len(t.blk.threads))
+	v.phase, v.warp, v.known, v.t = uint16(h.phase), uint32(t.warp), &h.known, t
 }
 
 // ordered reports whether a happens before the current access: a is the
@@ -203,10 +215,10 @@ func (v *hbView) ordered(a *access) bool {
 		return true
 	}
 	if ut := a.gid - v.base; ut < v.n {
-		if v.phase != a.phase {
+		if v.phase != a.phase() {
 			return true
 		}
-		if ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-a.wclk) > 0 {
+		if ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-a.wclk()) > 0 {
 			return true
 		}
 	}
@@ -227,7 +239,7 @@ func (t *Thread) orderedByAtomics(a *access) bool {
 		return true
 	}
 	ublk := int(a.gid-1) / t.w.l.tpb
-	if p, ok := vc.blocks[ublk]; ok && int16(uint16(p)-a.phase) > 0 {
+	if p, ok := vc.blocks[ublk]; ok && int16(uint16(p)-a.phase()) > 0 {
 		return true
 	}
 	return false
@@ -267,9 +279,10 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 	}
 	site := cls.site
 	t.x.hb.notePast(cls.fn, cls.line)
-	me := access{gid: t.gid, site: uint32(site), phase: uint16(t.x.hb.phase), wclk: uint16(t.x.hb.known[t.lane]), clock: t.x.hb.clock}
+	me := access{gid: t.gid, site: uint32(site), when: t.x.hb.phase&0xffff | t.x.hb.known[t.lane]<<16, clock: t.x.hb.clock}
 	c := &m.shadow[i]
-	v := t.view()
+	var v hbView
+	t.view(&v)
 	if kind != accWrite && !m.isInit(i) {
 		t.uninitRead(m, i, kind, site)
 	}
