@@ -187,21 +187,22 @@ func (t *Thread) ordered(a *access) bool {
 // loaded once per checked access: check and checkReads test up to three
 // recorded accesses against it.
 type hbView struct {
-	gid   uint32
-	base  uint32 // gid of thread 0 of the thread's block
-	n     uint32 // threads per block
-	phase uint16
-	warp  uint32
-	known *[warpSize]uint32
-	t     *Thread
+	base    uint32 // gid of thread 0 of the thread's block
+	n       uint32 // threads per block
+	tid     uint32 // the thread's index in its block
+	warp    uint32
+	phase   uint16
+	atomics bool // the thread acquired knowledge through atomics
+	known   *[warpSize]uint32
+	t       *Thread
 }
 
 // view fills v in place (a returned hbView would be built in a temporary
 // and copied, the same stall as described at access).
 func (t *Thread) view(v *hbView) {
 	h := &t.x.hb
-	v.gid, v.base, v.n = t.gid, t.blk.gidBase, uint32(len(t.blk.threads))
-	v.phase, v.warp, v.known, v.t = uint16(h.phase), uint32(t.warp), &h.known, t
+	v.base, v.n, v.tid, v.warp = t.blk.gidBase, uint32(len(t.blk.threads)), uint32(t.tid), uint32(t.warp)
+	v.phase, v.atomics, v.known, v.t = uint16(h.phase), h.vc != nil, &h.known, t
 }
 
 // ordered reports whether a happens before the current access: a is the
@@ -211,28 +212,23 @@ func (t *Thread) view(v *hbView) {
 // consecutive, so "same block" is a subtraction; the division by the block
 // size it replaced was a third of detection's time on shared-memory kernels.
 func (v *hbView) ordered(a *access) bool {
-	if a.gid == 0 || a.gid == v.gid {
+	if ut := a.gid - v.base; ut < v.n && (ut == v.tid || v.phase != a.phase() ||
+		ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-a.wclk()) > 0) {
 		return true
 	}
-	if ut := a.gid - v.base; ut < v.n {
-		if v.phase != a.phase() {
-			return true
-		}
-		if ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-a.wclk()) > 0 {
-			return true
-		}
-	}
-	if v.t.x.hb.vc == nil {
-		return false
-	}
-	return v.t.orderedByAtomics(a)
+	return v.orderedOtherwise(a)
+}
+
+// orderedOtherwise is ordered beyond the block's own synchronisation: host
+// writes (gid 0) come first, and atomics may have carried knowledge.
+//
+//go:noinline
+func (v *hbView) orderedOtherwise(a *access) bool {
+	return a.gid == 0 || v.atomics && v.t.orderedByAtomics(a)
 }
 
 // orderedByAtomics is ordered's test against the knowledge t acquired
-// through atomics (fence + atomic release, atomic acquire). Not inlined, so
-// that hbView.ordered is.
-//
-//go:noinline
+// through atomics (fence + atomic release, atomic acquire).
 func (t *Thread) orderedByAtomics(a *access) bool {
 	vc := t.x.hb.vc
 	if c, ok := vc.threads[a.gid]; ok && c > a.clock {
