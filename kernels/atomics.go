@@ -68,99 +68,63 @@ Launch: [10, 16], as in the seed. Case: Inputs[0] []float64{x0}, the initial
 x[0] (an integer, so every sum is exact); Result: []float64{x[0]}, which is
 x0 + 160 when every increment counts.`
 
-var addOne = register(&Kernel{
-	Name: "add_one",
-	Doc: `Faulty: x[0] = x[0] + 1 from 160 threads, a read-modify-write race on one element.
+// addOneKernel is the registry entry of an example 4.x variant: fn on the
+// seed's [10, 16] over x, and over a zeroed mutex word withMutex. Every
+// variant means to compute x0 + 160.
+func addOneKernel(name, doc string, fn *Func, withMutex bool) *Kernel {
+	return &Kernel{
+		Name:      name,
+		Doc:       doc + addOneCaseDoc,
+		Seed:      "003",
+		Funcs:     []*Func{fn},
+		Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, fn, withMutex) },
+		Reference: referenceAddOne,
+		Generate:  generateAddOne,
+		Blocks:    []int{addOneBlock},
+		SeedN:     addOneGrid * addOneBlock,
+	}
+}
 
-Seed 003, Numba example 4.1.` + addOneCaseDoc,
-	Seed:      "003",
-	Funcs:     []*Func{addOneFunc},
-	Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, addOneFunc, false) },
-	Reference: referenceAddOne,
-	Generate:  generateAddOne,
-	Blocks:    []int{addOneBlock},
-	SeedN:     addOneGrid * addOneBlock,
-	Faulty:    true,
-	Expect:    []sim.Kind{sim.DataRace},
-	FixedBy:   "add_one_atomic",
-})
+var addOne = register(faulty(addOneKernel("add_one",
+	`Faulty: x[0] = x[0] + 1 from 160 threads, a read-modify-write race on one element.
 
-var addOneAtomic = register(&Kernel{
-	Name: "add_one_atomic",
-	Doc: `atomicAdd(&x[0], 1.0) from 160 threads: gives 160.
+Seed 003, Numba example 4.1.`,
+	addOneFunc, false), "add_one_atomic", sim.DataRace))
+
+var addOneAtomic = register(addOneKernel("add_one_atomic",
+	`atomicAdd(&x[0], 1.0) from 160 threads: gives 160.
 
 Seed 003, Numba example 4.2 (cuda.atomic.add). atomicAdd on double needs
-compute capability 6.0.` + addOneCaseDoc,
-	Seed:      "003",
-	Funcs:     []*Func{addOneAtomicFunc},
-	Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, addOneAtomicFunc, false) },
-	Reference: referenceAddOne,
-	Generate:  generateAddOne,
-	Blocks:    []int{addOneBlock},
-	SeedN:     addOneGrid * addOneBlock,
-})
+compute capability 6.0.`,
+	addOneAtomicFunc, false))
 
-var addOneMutex = register(&Kernel{
-	Name: "add_one_mutex",
-	Doc: `x[0] += 1 from 160 threads under a spin mutex (atomicCAS, __threadfence, atomicExch).
+var addOneMutex = register(addOneKernel("add_one_mutex",
+	`x[0] += 1 from 160 threads under a spin mutex (atomicCAS, __threadfence, atomicExch).
 
 Seed 003, Numba example 4.5. The mutex word is uint64 (unsigned long long;
 the seed's int64 has no atomicCAS overload in CUDA), zeroed by the host. The
 lock spins within a warp, which relies on independent thread scheduling
 (Volta and later); under the simulator's Lockstep warp model it deadlocks,
-as it would on earlier GPUs.` + addOneCaseDoc,
-	Seed:      "003",
-	Funcs:     []*Func{addOneMutexFunc},
-	Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, addOneMutexFunc, true) },
-	Reference: referenceAddOne,
-	Generate:  generateAddOne,
-	Blocks:    []int{addOneBlock},
-	SeedN:     addOneGrid * addOneBlock,
-})
+as it would on earlier GPUs.`,
+	addOneMutexFunc, true))
 
-var addOneMutexNofence = register(&Kernel{
-	Name: "add_one_mutex_nofence",
-	Doc: `Faulty: add_one_mutex without its two __threadfence calls: the guarded x[0] += 1 races.
+var addOneMutexNofence = register(faulty(addOneKernel("add_one_mutex_nofence",
+	`Faulty: add_one_mutex without its two __threadfence calls: the guarded x[0] += 1 races.
 
 The lock still excludes, but the atomics on the mutex word order nothing
 else: a new holder may read x[0] before the previous holder's write is
 visible (the bug Alglave et al. found in CUDA by Example, which the seed
-cites).` + addOneCaseDoc,
-	Seed:      "003",
-	Funcs:     []*Func{addOneMutexNofenceFunc},
-	Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, addOneMutexNofenceFunc, true) },
-	Reference: referenceAddOne,
-	Generate:  generateAddOne,
-	Blocks:    []int{addOneBlock},
-	SeedN:     addOneGrid * addOneBlock,
-	Faulty:    true,
-	Expect:    []sim.Kind{sim.DataRace},
-	FixedBy:   "add_one_mutex",
-})
+cites).`,
+	addOneMutexNofenceFunc, true), "add_one_mutex", sim.DataRace))
 
+// runAddOne launches fn(x) or, withMutex, fn(x, mutex) with the mutex
+// word zeroed (unlocked), on the seed's [10, 16], and returns x.
 func runAddOne(b Backend, c Case, fn *Func, withMutex bool) (Result, error) {
-	x, err := Upload(b, c.Inputs[0].([]float64))
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(x)
-	args := []any{x}
+	bufs := []devBuf{inOut(c.Inputs[0].([]float64))}
 	if withMutex {
-		mutex, err := b.Alloc(Uint64, 1)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(mutex)
-		if err := b.Memset(mutex, 0); err != nil {
-			return nil, err
-		}
-		args = append(args, mutex)
+		bufs = append(bufs, zeroedScratch[uint64](1))
 	}
-	if err := b.Launch(fn, sim.Dim(addOneGrid), sim.Dim(orDefault(c.Block, addOneBlock)), 0, args...); err != nil {
-		return nil, err
-	}
-	out, err := Download[float64](b, x)
-	return Result{out}, err
+	return launchOnce(b, fn, sim.Dim(addOneGrid), sim.Dim(orDefault(c.Block, addOneBlock)), 0, bufs)
 }
 
 func referenceAddOne(c Case) Result {

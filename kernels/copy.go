@@ -53,21 +53,8 @@ threads). Case: Inputs[0] []float32; Result: []float32 copy.`,
 	Run: func(b Backend, c Case) (Result, error) {
 		in := c.Inputs[0].([]float32)
 		n, block := len(in), orDefault(c.Block, 256)
-		dIn, err := Upload(b, in)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dIn)
-		dOut, err := b.Alloc(Float32, n)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dOut)
-		if err := b.Launch(copyCoalescedFunc, sim.Dim(blocksFor(n, block)), sim.Dim(block), 0, dIn, dOut, int32(n)); err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dOut)
-		return Result{out}, err
+		return launchOnce(b, copyCoalescedFunc, sim.Dim(cover(n, block)), sim.Dim(block), 0,
+			[]devBuf{input(in), output[float32](n)}, int32(n))
 	},
 	Reference: func(c Case) Result {
 		return Result{append([]float32(nil), c.Inputs[0].([]float32)...)}
@@ -96,25 +83,8 @@ Params[0] the stride (default 32); Result: []float32 output.`,
 	Run: func(b Backend, c Case) (Result, error) {
 		in := c.Inputs[0].([]float32)
 		n, block, stride := len(in), orDefault(c.Block, 256), copyStrideOf(c)
-		dIn, err := Upload(b, in)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dIn)
-		dOut, err := b.Alloc(Float32, n)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dOut)
-		if err := b.Memset(dOut, 0); err != nil {
-			return nil, err
-		}
-		grid := blocksFor(n/stride, block)
-		if err := b.Launch(copyStridedFunc, sim.Dim(grid), sim.Dim(block), 0, dIn, dOut, int32(n), int32(stride)); err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dOut)
-		return Result{out}, err
+		return launchOnce(b, copyStridedFunc, sim.Dim(cover(n/stride, block)), sim.Dim(block), 0,
+			[]devBuf{input(in), zeroedOutput[float32](n)}, int32(n), int32(stride))
 	},
 	Reference: func(c Case) Result {
 		in := c.Inputs[0].([]float32)

@@ -137,28 +137,10 @@ func dotPartials(a, b []float32, block int) []float32 {
 }
 
 func runDotPartial(b Backend, c Case) (Result, error) {
-	block := blockOr(c, dotThreads)
-	da, err := Upload(b, f32s(c, 0))
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(da)
-	db, err := Upload(b, f32s(c, 1))
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(db)
+	block := orDefault(c.Block, dotThreads)
 	grid := dotGrid(c.N, block)
-	dp, err := b.Alloc(Float32, grid)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(dp)
-	if err := b.Launch(dotPartialFunc, sim.Dim(grid), sim.Dim(block), 0, da, db, dp, int32(c.N)); err != nil {
-		return nil, err
-	}
-	out, err := Download[float32](b, dp)
-	return Result{out}, err
+	return launchOnce(b, dotPartialFunc, sim.Dim(grid), sim.Dim(block), 0,
+		[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](grid)}, int32(c.N))
 }
 
 // runDotMutex zeroes c with kernel_zero_init[1, 1] as the seed does, then
@@ -166,38 +148,15 @@ func runDotPartial(b Backend, c Case) (Result, error) {
 // is uninitialised; the driver sets it to 0 (unlocked) first.
 func runDotMutex(fn *Func) func(b Backend, c Case) (Result, error) {
 	return func(b Backend, c Case) (Result, error) {
-		block := blockOr(c, dotThreads)
-		da, err := Upload(b, f32s(c, 0))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(da)
-		db, err := Upload(b, f32s(c, 1))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(db)
-		dc, err := b.Alloc(Float32, 1)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dc)
-		mutex, err := b.Alloc(Int32, 1)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(mutex)
-		if err := b.Memset(mutex, 0); err != nil {
-			return nil, err
-		}
-		if err := b.Launch(dotZeroInitFunc, sim.Dim(1), sim.Dim(1), 0, dc, int32(1)); err != nil {
-			return nil, err
-		}
-		if err := b.Launch(fn, sim.Dim(dotGrid(c.N, block)), sim.Dim(block), 0, mutex, da, db, dc, int32(c.N)); err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dc)
-		return Result{out}, err
+		block := orDefault(c.Block, dotThreads)
+		bufs := []devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](1), zeroedScratch[int32](1)}
+		return runBuffers(b, bufs, func(m []Mem) error {
+			da, db, dc, mutex := m[0], m[1], m[2], m[3]
+			if err := b.Launch(dotZeroInitFunc, sim.Dim(1), sim.Dim(1), 0, dc, int32(1)); err != nil {
+				return err
+			}
+			return b.Launch(fn, sim.Dim(dotGrid(c.N, block)), sim.Dim(block), 0, mutex, da, db, dc, int32(c.N))
+		})
 	}
 }
 
@@ -207,7 +166,7 @@ func runDotMutex(fn *Func) func(b Backend, c Case) (Result, error) {
 // the order cannot show.
 func dotMutexReference(c Case) Result {
 	var sum float32
-	for _, p := range dotPartials(f32s(c, 0), f32s(c, 1), blockOr(c, dotThreads)) {
+	for _, p := range dotPartials(f32s(c, 0), f32s(c, 1), orDefault(c.Block, dotThreads)) {
 		sum += p
 	}
 	return Result{[]float32{sum}}
@@ -235,10 +194,12 @@ var dotPartial = register(&Kernel{
 		"Inputs a, b of N float32; min(32*20, (N + T - 1) / T) blocks of T threads (default 256, the\n" +
 		"seed's threads_per_block, which sizes s_block; a power of two). Threads sum in float64 as\n" +
 		"Numba types them. Result is the per-block partials.",
-	Seed:      "003",
-	Funcs:     []*Func{dotPartialFunc},
-	Run:       runDotPartial,
-	Reference: func(c Case) Result { return Result{dotPartials(f32s(c, 0), f32s(c, 1), blockOr(c, dotThreads))} },
+	Seed:  "003",
+	Funcs: []*Func{dotPartialFunc},
+	Run:   runDotPartial,
+	Reference: func(c Case) Result {
+		return Result{dotPartials(f32s(c, 0), f32s(c, 1), orDefault(c.Block, dotThreads))}
+	},
 	Generate: func(r *rand.Rand, n, block int) Case {
 		return Case{N: n, Block: block, Inputs: []any{randF32s(r, n, 1, 1e15), randF32s(r, n, 1, 1e15)}}
 	},

@@ -16,21 +16,6 @@ import (
 // element versions, written as seed 002's vector_add is. Its sigmoid map is
 // the seed's parallel_map.
 
-// cover is the 1-D grid that covers n elements with blocks of per threads,
-// at least one block (CUDA refuses an empty grid).
-func cover(n, per int) int { return max(1, (n+per-1)/per) }
-
-// blockOr is c.Block, or def when the case leaves it zero.
-func blockOr(c Case, def int) int {
-	if c.Block == 0 {
-		return def
-	}
-	return c.Block
-}
-
-// f32s is Case input i as []float32.
-func f32s(c Case, i int) []float32 { return c.Inputs[i].([]float32) }
-
 // randF32 draws one float32 from a mix that exercises IEEE corners: mostly
 // ordinary values in (-scale, scale), plus signed zeros, small integers,
 // subnormals and large magnitudes up to big.
@@ -120,27 +105,9 @@ func binaryKernel(name, doc, seed string, fn *Func, op func(a, b float32) float3
 }
 
 func runBinary(b Backend, c Case, fn *Func) (Result, error) {
-	block := blockOr(c, 256)
-	da, err := Upload(b, f32s(c, 0))
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(da)
-	db, err := Upload(b, f32s(c, 1))
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(db)
-	dc, err := b.Alloc(Float32, c.N)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(dc)
-	if err := b.Launch(fn, sim.Dim(cover(c.N, block)), sim.Dim(block), 0, da, db, dc, int32(c.N)); err != nil {
-		return nil, err
-	}
-	out, err := Download[float32](b, dc)
-	return Result{out}, err
+	block := orDefault(c.Block, 256)
+	return launchOnce(b, fn, sim.Dim(cover(c.N, block)), sim.Dim(block), 0,
+		[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](c.N)}, int32(c.N))
 }
 
 var (
@@ -206,29 +173,9 @@ var broadcastAdd = register(&Kernel{
 	Funcs: []*Func{broadcastAddFunc},
 	Run: func(b Backend, c Case) (Result, error) {
 		rows, cols := c.N, c.Params[0]
-		block := blockOr(c, 256)
-		darr, err := Upload(b, f32s(c, 0))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(darr)
-		da, err := Upload(b, f32s(c, 1))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(da)
-		dout, err := b.Alloc(Float32, rows*cols)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dout)
-		err = b.Launch(broadcastAddFunc, sim.Dim(cover(rows*cols, block)), sim.Dim(block), 0,
-			darr, da, dout, int32(rows), int32(cols))
-		if err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dout)
-		return Result{out}, err
+		block := orDefault(c.Block, 256)
+		return launchOnce(b, broadcastAddFunc, sim.Dim(cover(rows*cols, block)), sim.Dim(block), 0,
+			[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](rows * cols)}, int32(rows), int32(cols))
 	},
 	Reference: func(c Case) Result {
 		rows, cols := c.N, c.Params[0]
@@ -287,22 +234,9 @@ var sigmoid = register(&Kernel{
 	Seed:  "000",
 	Funcs: []*Func{sigmoidFunc},
 	Run: func(b Backend, c Case) (Result, error) {
-		block := blockOr(c, 256)
-		din, err := Upload(b, f32s(c, 0))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(din)
-		dout, err := b.Alloc(Float32, c.N)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dout)
-		if err := b.Launch(sigmoidFunc, sim.Dim(cover(c.N, block)), sim.Dim(block), 0, din, dout, int32(c.N)); err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dout)
-		return Result{out}, err
+		block := orDefault(c.Block, 256)
+		return launchOnce(b, sigmoidFunc, sim.Dim(cover(c.N, block)), sim.Dim(block), 0,
+			[]devBuf{input(f32s(c, 0)), output[float32](c.N)}, int32(c.N))
 	},
 	Reference: func(c Case) Result {
 		in := f32s(c, 0)

@@ -12,21 +12,6 @@ import (
 // (histogram_shared256, histogram_text_shared) or straight into global
 // memory (histogram_text, histogram_mod16).
 
-// blocksFor is the 1-D grid that covers n elements with blocks of block
-// threads: (n + block - 1) / block, and at least one block (CUDA refuses an
-// empty grid; the kernels' bounds checks make the extra threads idle).
-func blocksFor(n, block int) int {
-	return max(1, (n+block-1)/block)
-}
-
-// orDefault is v, or def when v is zero (Case.Block 0 means the default).
-func orDefault(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 // ---- seed 000: shared-memory histogram, 256 bins ----
 
 const sharedHistBins = 256
@@ -84,26 +69,8 @@ data; Result: []int32 hist[256].`,
 func runHistogramShared256(b Backend, c Case) (Result, error) {
 	data := c.Inputs[0].([]int32)
 	n, block := len(data), orDefault(c.Block, 256)
-	dData, err := Upload(b, data)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(dData)
-	hist, err := b.Alloc(Int32, sharedHistBins)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(hist)
-	if err := b.Memset(hist, 0); err != nil {
-		return nil, err
-	}
-	err = b.Launch(histogramShared256Func, sim.Dim(blocksFor(n, block)), sim.Dim(block), sharedHistBins*4,
-		dData, hist, int32(n), int32(sharedHistBins))
-	if err != nil {
-		return nil, err
-	}
-	out, err := Download[int32](b, hist)
-	return Result{out}, err
+	return launchOnce(b, histogramShared256Func, sim.Dim(cover(n, block)), sim.Dim(block), sharedHistBins*4,
+		[]devBuf{input(data), zeroedOutput[int32](sharedHistBins)}, int32(n), int32(sharedHistBins))
 }
 
 // histCount counts the values of data in [0, nbins).
@@ -251,25 +218,14 @@ func runHistogramText(b Backend, c Case, zero, kern *Func) (Result, error) {
 	if len(c.Params) > 0 && c.Params[0] > 0 {
 		grid = c.Params[0]
 	}
-	dArr, err := Upload(b, arr)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(dArr)
-	histo, err := b.Alloc(Uint64, textBins)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(histo)
-	// kernel_zero_init[1, 128](histo_gpu)
-	if err := b.Launch(zero, sim.Dim(1), sim.Dim(textBins), 0, histo, int32(textBins)); err != nil {
-		return nil, err
-	}
-	if err := b.Launch(kern, sim.Dim(grid), sim.Dim(block), 0, dArr, histo, int32(len(arr))); err != nil {
-		return nil, err
-	}
-	out, err := Download[uint64](b, histo)
-	return Result{out}, err
+	return runBuffers(b, []devBuf{input(arr), output[uint64](textBins)}, func(m []Mem) error {
+		dArr, histo := m[0], m[1]
+		// kernel_zero_init[1, 128](histo_gpu)
+		if err := b.Launch(zero, sim.Dim(1), sim.Dim(textBins), 0, histo, int32(textBins)); err != nil {
+			return err
+		}
+		return b.Launch(kern, sim.Dim(grid), sim.Dim(block), 0, dArr, histo, int32(len(arr)))
+	})
 }
 
 // referenceHistogramText is the seed's histogram_cpu.
@@ -332,66 +288,46 @@ var (
 	histogramMod16NegativeFunc = &Func{Name: "histogram_mod16_negative", Params: []string{"input", "hist", "n"}, Body: mod16Body}
 )
 
-var histogramMod16 = register(&Kernel{
-	Name: "histogram_mod16",
-	Doc: `Histogram of non-negative int32 input into 16 bins by input % 16, global atomicAdd.
+// mod16Kernel is the registry entry of seed 004's histogram kernel fn,
+// on input that is all non-negative or, with negative, not.
+func mod16Kernel(name, doc string, fn *Func, negative bool) *Kernel {
+	return &Kernel{
+		Name:      name,
+		Doc:       doc,
+		Seed:      "004",
+		Funcs:     []*Func{fn},
+		Run:       func(b Backend, c Case) (Result, error) { return runHistogramMod16(b, c, fn) },
+		Reference: referenceMod16,
+		Generate: func(r *rand.Rand, n, block int) Case {
+			return Case{N: n, Block: orDefault(block, 256), Inputs: []any{genMod16(r, n, negative)}}
+		},
+		SeedN: 1 << 20,
+	}
+}
+
+var histogramMod16 = register(mod16Kernel("histogram_mod16",
+	`Histogram of non-negative int32 input into 16 bins by input % 16, global atomicAdd.
 
 Seed 004's "histogram" kernel, one element per thread. Its bin is only in
 range for non-negative input (C's % of a negative int is negative); the
 generator keeps to that, and histogram_mod16_negative shows what happens
 otherwise. Case: Inputs[0] []int32; Result: []int32 hist[16].`,
-	Seed:      "004",
-	Funcs:     []*Func{histogramMod16Func},
-	Run:       func(b Backend, c Case) (Result, error) { return runHistogramMod16(b, c, histogramMod16Func) },
-	Reference: referenceMod16,
-	Generate: func(r *rand.Rand, n, block int) Case {
-		return Case{N: n, Block: orDefault(block, 256), Inputs: []any{genMod16(r, n, false)}}
-	},
-	SeedN: 1 << 20,
-})
+	histogramMod16Func, false))
 
-var histogramMod16Negative = register(&Kernel{
-	Name: "histogram_mod16_negative",
-	Doc: `Faulty: histogram_mod16 on input with negative values, whose negative bin is out of bounds.
+var histogramMod16Negative = register(faulty(mod16Kernel("histogram_mod16_negative",
+	`Faulty: histogram_mod16 on input with negative values, whose negative bin is out of bounds.
 
 The same kernel as histogram_mod16; the generator mixes in negative values
 (at least one that is not a multiple of 16), so input % 16 is negative and
 atomicAdd(&hist[bin], 1) writes before the start of hist. On a GPU that is a
 silent memory corruption; the simulator reports OutOfBounds.`,
-	Seed:      "004",
-	Funcs:     []*Func{histogramMod16NegativeFunc},
-	Run:       func(b Backend, c Case) (Result, error) { return runHistogramMod16(b, c, histogramMod16NegativeFunc) },
-	Reference: referenceMod16,
-	Generate: func(r *rand.Rand, n, block int) Case {
-		return Case{N: n, Block: orDefault(block, 256), Inputs: []any{genMod16(r, n, true)}}
-	},
-	SeedN:   1 << 20,
-	Faulty:  true,
-	Expect:  []sim.Kind{sim.OutOfBounds},
-	FixedBy: "histogram_mod16",
-})
+	histogramMod16NegativeFunc, true), "histogram_mod16", sim.OutOfBounds))
 
 func runHistogramMod16(b Backend, c Case, fn *Func) (Result, error) {
-	input := c.Inputs[0].([]int32)
-	n, block := len(input), orDefault(c.Block, 256)
-	dIn, err := Upload(b, input)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(dIn)
-	hist, err := b.Alloc(Int32, mod16Bins)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(hist)
-	if err := b.Memset(hist, 0); err != nil {
-		return nil, err
-	}
-	if err := b.Launch(fn, sim.Dim(blocksFor(n, block)), sim.Dim(block), 0, dIn, hist, int32(n)); err != nil {
-		return nil, err
-	}
-	out, err := Download[int32](b, hist)
-	return Result{out}, err
+	in := c.Inputs[0].([]int32)
+	n, block := len(in), orDefault(c.Block, 256)
+	return launchOnce(b, fn, sim.Dim(cover(n, block)), sim.Dim(block), 0,
+		[]devBuf{input(in), zeroedOutput[int32](mod16Bins)}, int32(n))
 }
 
 // referenceMod16 counts input % 16 for the values whose bin is in range

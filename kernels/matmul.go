@@ -104,27 +104,8 @@ var matmulTiled32 = register(&Kernel{
 	Funcs: []*Func{matmulTiled32Func},
 	Run: func(b Backend, c Case) (Result, error) {
 		n := c.N
-		da, err := Upload(b, f32s(c, 0))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(da)
-		db, err := Upload(b, f32s(c, 1))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(db)
-		dc, err := b.Alloc(Float32, n*n)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dc)
-		err = b.Launch(matmulTiled32Func, sim.Dim2(n/tile32, n/tile32), sim.Dim2(tile32, tile32), 0, da, db, dc, int32(n))
-		if err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dc)
-		return Result{out}, err
+		return launchOnce(b, matmulTiled32Func, sim.Dim2(n/tile32, n/tile32), sim.Dim2(tile32, tile32), 0,
+			[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](n * n)}, int32(n))
 	},
 	Reference: func(c Case) Result {
 		return Result{matmulRef(f32s(c, 0), f32s(c, 1), c.N, c.N, c.N, 1)}
@@ -223,28 +204,10 @@ var matmulTiled16Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "
 func runMatmulMNK(fn *Func, def int) func(b Backend, c Case) (Result, error) {
 	return func(b Backend, c Case) (Result, error) {
 		m, n, k := c.Params[0], c.N, c.Params[1]
-		block := blockOr(c, def)
-		da, err := Upload(b, f32s(c, 0))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(da)
-		db, err := Upload(b, f32s(c, 1))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(db)
-		dc, err := b.Alloc(Float32, m*n)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dc)
+		block := orDefault(c.Block, def)
 		grid := sim.Dim2(cover(n, block), cover(m, block))
-		if err := b.Launch(fn, grid, sim.Dim2(block, block), 0, da, db, dc, int32(m), int32(n), int32(k)); err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dc)
-		return Result{out}, err
+		return launchOnce(b, fn, grid, sim.Dim2(block, block), 0,
+			[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](m * n)}, int32(m), int32(n), int32(k))
 	}
 }
 

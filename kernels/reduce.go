@@ -114,14 +114,21 @@ var reduceSumFunc = &Func{Name: "reduce_sum", Params: []string{"g_idata", "g_oda
 	}
 }}
 
+// treePartials is a per-block tree reduction's result on the CPU: for each
+// of blocks blocks of block threads, the values its threads load (load) are
+// reduced by tree, in the order the kernel's shared-memory tree adds them.
+func treePartials(in []float32, blocks, block int, load func(in []float32, block, blk int) []float32, tree func(s []float32) float32) []float32 {
+	out := make([]float32, blocks)
+	for blk := range out {
+		out[blk] = tree(load(in, block, blk))
+	}
+	return out
+}
+
 // reduceSumPartials is reduce_sum's result on the CPU: one sum per block of
 // 2*block elements.
 func reduceSumPartials(in []float32, block int) []float32 {
-	out := make([]float32, cover(len(in), 2*block))
-	for blk := range out {
-		out[blk] = halvingTree(loadTwo(in, block, blk))
-	}
-	return out
+	return treePartials(in, cover(len(in), 2*block), block, loadTwo, halvingTree)
 }
 
 // launchReduceSum runs one reduce_sum pass over the first n elements of in,
@@ -144,24 +151,9 @@ var reduceSum = register(&Kernel{
 	Seed:  "000",
 	Funcs: []*Func{reduceSumFunc},
 	Run: func(b Backend, c Case) (Result, error) {
-		block := blockOr(c, 512)
-		din, err := Upload(b, f32s(c, 0))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(din)
-		dout, err := b.Alloc(Float32, cover(c.N, 2*block))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dout)
-		if _, err := launchReduceSum(b, din, dout, c.N, block); err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dout)
-		return Result{out}, err
+		return runPartials(b, c, reduceSumFunc, 512, 2, 4)
 	},
-	Reference: func(c Case) Result { return Result{reduceSumPartials(f32s(c, 0), blockOr(c, 512))} },
+	Reference: func(c Case) Result { return Result{reduceSumPartials(f32s(c, 0), orDefault(c.Block, 512))} },
 	Generate:  genReduceInput,
 	Blocks:    pow2Blocks,
 	SeedN:     1 << 20,
@@ -175,41 +167,38 @@ var reduceFull = register(&Kernel{
 	Seed:  "000",
 	Funcs: []*Func{reduceSumFunc},
 	Run: func(b Backend, c Case) (Result, error) {
-		block := blockOr(c, 512)
-		din, err := Upload(b, f32s(c, 0))
+		block := orDefault(c.Block, 512)
+		// Two partial buffers, ping-ponged: the first holds pass 1's
+		// partials, the second pass 2's, and so on alternately. Which of
+		// them ends with the sum depends on the number of passes, so it is
+		// read after the last pass rather than declared an output.
+		first := cover(c.N, 2*block)
+		var sum []float32
+		_, err := runBuffers(b, []devBuf{input(f32s(c, 0)), scratch[float32](first), scratch[float32](cover(first, 2*block))},
+			func(m []Mem) error {
+				src, n := m[0], c.N
+				for pass := 0; ; pass++ {
+					dst := m[1+pass%2]
+					var err error
+					if n, err = launchReduceSum(b, src, dst, n, block); err != nil {
+						return err
+					}
+					src = dst
+					if n == 1 {
+						break
+					}
+				}
+				out := make([]float32, src.Len())
+				sum = out[:1]
+				return b.Read(src, out)
+			})
 		if err != nil {
 			return nil, err
 		}
-		defer b.Free(din)
-		// Two partial buffers, ping-ponged: the first holds pass 1's
-		// partials, the second pass 2's, and so on alternately.
-		first := cover(c.N, 2*block)
-		bufs := [2]Mem{}
-		for k, size := range []int{first, cover(first, 2*block)} {
-			if bufs[k], err = b.Alloc(Float32, size); err != nil {
-				return nil, err
-			}
-			defer b.Free(bufs[k])
-		}
-		src, n := din, c.N
-		for pass := 0; ; pass++ {
-			dst := bufs[pass%2]
-			if n, err = launchReduceSum(b, src, dst, n, block); err != nil {
-				return nil, err
-			}
-			src = dst
-			if n == 1 {
-				break
-			}
-		}
-		out := make([]float32, src.Len())
-		if err := b.Read(src, out); err != nil {
-			return nil, err
-		}
-		return Result{out[:1]}, nil
+		return Result{sum}, nil
 	},
 	Reference: func(c Case) Result {
-		block := blockOr(c, 512)
+		block := orDefault(c.Block, 512)
 		s := reduceSumPartials(f32s(c, 0), block)
 		for len(s) > 1 {
 			s = reduceSumPartials(s, block)
@@ -303,99 +292,60 @@ var reduceV3Func = &Func{Name: "reduce_v3", Params: []string{"input", "output", 
 	}
 }}
 
-// runPartials runs a per-block reduction fn(input, output, n) whose blocks
-// each cover per(block) elements, and returns the partial sums.
+// runPartials runs a per-block reduction fn(input, output, n) on Case
+// input 0: blocks of Case.Block threads (default def) that each cover
+// per*block elements and have sharedPerThread*block bytes of dynamic shared
+// memory. It returns the partial sums, one per block.
 func runPartials(b Backend, c Case, fn *Func, def, per, sharedPerThread int) (Result, error) {
-	block := blockOr(c, def)
-	din, err := Upload(b, f32s(c, 0))
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(din)
+	block := orDefault(c.Block, def)
 	blocks := cover(c.N, per*block)
-	dout, err := b.Alloc(Float32, blocks)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(dout)
-	if err := b.Launch(fn, sim.Dim(blocks), sim.Dim(block), sharedPerThread*block, din, dout, int32(c.N)); err != nil {
-		return nil, err
-	}
-	out, err := Download[float32](b, dout)
-	return Result{out}, err
+	return launchOnce(b, fn, sim.Dim(blocks), sim.Dim(block), sharedPerThread*block,
+		[]devBuf{input(f32s(c, 0)), output[float32](blocks)}, int32(c.N))
 }
 
 // v123Blocks are the power-of-two blocks that fit sdata[BLOCK_SIZE].
 var v123Blocks = []int{32, 64, 128, 256}
 
-var reduceV1 = register(&Kernel{
-	Name: "reduce_v1",
-	Doc: "reduce_v1: per-block sums by interleaved addressing, the divergent tid % (2*stride) tree (seed 004).\n\n" +
-		"One element per thread, (N + T - 1) / T blocks of T threads (default and maximum 256, the seed's\n" +
+// reduceV123Kernel is the registry entry of seed 004's reduce_v1, v2 or v3:
+// fn's blocks of Case.Block threads (default reduceBlockSize) each cover
+// per*block elements of Case input 0 with static shared memory only, and
+// the reference replays the kernel's load and tree block by block.
+func reduceV123Kernel(name, doc string, fn *Func, per int, load func(in []float32, block, blk int) []float32, tree func(s []float32) float32) *Kernel {
+	return &Kernel{
+		Name:  name,
+		Doc:   doc,
+		Seed:  "004",
+		Funcs: []*Func{fn},
+		Run: func(b Backend, c Case) (Result, error) {
+			return runPartials(b, c, fn, reduceBlockSize, per, 0)
+		},
+		Reference: func(c Case) Result {
+			in, block := f32s(c, 0), orDefault(c.Block, reduceBlockSize)
+			return Result{treePartials(in, cover(c.N, per*block), block, load, tree)}
+		},
+		Generate: genReduceInput,
+		Blocks:   v123Blocks,
+		SeedN:    1 << 20,
+	}
+}
+
+var reduceV1 = register(reduceV123Kernel("reduce_v1",
+	"reduce_v1: per-block sums by interleaved addressing, the divergent tid % (2*stride) tree (seed 004).\n\n"+
+		"One element per thread, (N + T - 1) / T blocks of T threads (default and maximum 256, the seed's\n"+
 		"BLOCK_SIZE, which sizes the static sdata; a power of two). Result is the partial sums.",
-	Seed:  "004",
-	Funcs: []*Func{reduceV1Func},
-	Run: func(b Backend, c Case) (Result, error) {
-		return runPartials(b, c, reduceV1Func, reduceBlockSize, 1, 0)
-	},
-	Reference: func(c Case) Result {
-		in, block := f32s(c, 0), blockOr(c, reduceBlockSize)
-		out := make([]float32, cover(c.N, block))
-		for blk := range out {
-			out[blk] = interleavedTree(loadOne(in, block, blk))
-		}
-		return Result{out}
-	},
-	Generate: genReduceInput,
-	Blocks:   v123Blocks,
-	SeedN:    1 << 20,
-})
+	reduceV1Func, 1, loadOne, interleavedTree))
 
-var reduceV2 = register(&Kernel{
-	Name: "reduce_v2",
-	Doc: "reduce_v2: per-block sums by sequential addressing, tid < stride halving tree (seed 004).\n\n" +
-		"One element per thread, (N + T - 1) / T blocks of T threads (default and maximum 256, the seed's\n" +
+var reduceV2 = register(reduceV123Kernel("reduce_v2",
+	"reduce_v2: per-block sums by sequential addressing, tid < stride halving tree (seed 004).\n\n"+
+		"One element per thread, (N + T - 1) / T blocks of T threads (default and maximum 256, the seed's\n"+
 		"BLOCK_SIZE; a power of two). Result is the partial sums.",
-	Seed:  "004",
-	Funcs: []*Func{reduceV2Func},
-	Run: func(b Backend, c Case) (Result, error) {
-		return runPartials(b, c, reduceV2Func, reduceBlockSize, 1, 0)
-	},
-	Reference: func(c Case) Result {
-		in, block := f32s(c, 0), blockOr(c, reduceBlockSize)
-		out := make([]float32, cover(c.N, block))
-		for blk := range out {
-			out[blk] = halvingTree(loadOne(in, block, blk))
-		}
-		return Result{out}
-	},
-	Generate: genReduceInput,
-	Blocks:   v123Blocks,
-	SeedN:    1 << 20,
-})
+	reduceV2Func, 1, loadOne, halvingTree))
 
-var reduceV3 = register(&Kernel{
-	Name: "reduce_v3",
-	Doc: "reduce_v3: per-block sums with the first add during the load, then a halving tree (seed 004).\n\n" +
-		"Two elements per thread, (N + 2T - 1) / (2T) blocks of T threads (default and maximum 256, the\n" +
+var reduceV3 = register(reduceV123Kernel("reduce_v3",
+	"reduce_v3: per-block sums with the first add during the load, then a halving tree (seed 004).\n\n"+
+		"Two elements per thread, (N + 2T - 1) / (2T) blocks of T threads (default and maximum 256, the\n"+
 		"seed's BLOCK_SIZE; a power of two). Result is the partial sums.",
-	Seed:  "004",
-	Funcs: []*Func{reduceV3Func},
-	Run: func(b Backend, c Case) (Result, error) {
-		return runPartials(b, c, reduceV3Func, reduceBlockSize, 2, 0)
-	},
-	Reference: func(c Case) Result {
-		in, block := f32s(c, 0), blockOr(c, reduceBlockSize)
-		out := make([]float32, cover(c.N, 2*block))
-		for blk := range out {
-			out[blk] = halvingTree(loadTwo(in, block, blk))
-		}
-		return Result{out}
-	},
-	Generate: genReduceInput,
-	Blocks:   v123Blocks,
-	SeedN:    1 << 20,
-})
+	reduceV3Func, 2, loadTwo, halvingTree))
 
 // ---- last-warp unroll: reduce_warp_unsync_faulty and reduce_warp_sync ----
 
@@ -473,50 +423,40 @@ var reduceWarpSyncFunc = &Func{Name: "reduce_warp_sync", Params: []string{"g_ida
 		}
 	})}
 
-// warpTailPartials is the result of both last-warp kernels as they are
-// meant to run: with every read of a step before every write (lockstep or
-// __syncwarp), lane 0's chain of adds is exactly the halving tree's, so the
-// partials equal reduce_sum's.
-func warpTailPartials(c Case) Result {
-	return Result{reduceSumPartials(f32s(c, 0), blockOr(c, 512))}
+// warpTailKernel is the registry entry of a last-warp kernel, launched as
+// reduce_sum is. Its reference is what both kernels mean to compute: with
+// every read of a step before every write (lockstep or __syncwarp), lane
+// 0's chain of adds is exactly the halving tree's, so the partials equal
+// reduce_sum's. The tail reads sdata[tid + 32], so blocks have at least 64
+// threads.
+func warpTailKernel(name, doc string, fn *Func) *Kernel {
+	return &Kernel{
+		Name:  name,
+		Doc:   doc,
+		Seed:  "004",
+		Funcs: []*Func{fn},
+		Run: func(b Backend, c Case) (Result, error) {
+			return runPartials(b, c, fn, 512, 2, 4)
+		},
+		Reference: func(c Case) Result {
+			return Result{reduceSumPartials(f32s(c, 0), orDefault(c.Block, 512))}
+		},
+		Generate: genReduceInput,
+		Blocks:   []int{64, 128, 256, 512, 1024},
+		SeedN:    1 << 20,
+	}
 }
 
-// warpTailBlocks: the tail reads sdata[tid + 32], so blocks have at least 64 threads.
-var warpTailBlocks = []int{64, 128, 256, 512, 1024}
-
-var reduceWarpSync = register(&Kernel{
-	Name: "reduce_warp_sync",
-	Doc: "reduce_warp_sync: reduce_sum with the last warp unrolled, made correct with __syncwarp between reads and writes.\n\n" +
-		"Two elements per thread, (N + 2T - 1) / (2T) blocks of T threads (default 512; a power of\n" +
+var reduceWarpSync = register(warpTailKernel("reduce_warp_sync",
+	"reduce_warp_sync: reduce_sum with the last warp unrolled, made correct with __syncwarp between reads and writes.\n\n"+
+		"Two elements per thread, (N + 2T - 1) / (2T) blocks of T threads (default 512; a power of\n"+
 		"two of at least 64) and T floats of dynamic shared memory. Result is the partial sums.",
-	Seed:  "004",
-	Funcs: []*Func{reduceWarpSyncFunc},
-	Run: func(b Backend, c Case) (Result, error) {
-		return runPartials(b, c, reduceWarpSyncFunc, 512, 2, 4)
-	},
-	Reference: warpTailPartials,
-	Generate:  genReduceInput,
-	Blocks:    warpTailBlocks,
-	SeedN:     1 << 20,
-})
+	reduceWarpSyncFunc))
 
-var reduceWarpUnsyncFaulty = register(&Kernel{
-	Name: "reduce_warp_unsync_faulty",
-	Doc: "reduce_warp_unsync_faulty: the volatile last-warp unroll without __syncwarp, a data race since Volta.\n\n" +
+var reduceWarpUnsyncFaulty = register(faulty(warpTailKernel("reduce_warp_unsync_faulty",
+	"reduce_warp_unsync_faulty: the volatile last-warp unroll without __syncwarp, a data race since Volta.\n\n"+
 		"Shaped as reduce_warp_sync; its Reference is what the kernel means to compute.",
-	Seed:  "004",
-	Funcs: []*Func{reduceWarpUnsyncFunc},
-	Run: func(b Backend, c Case) (Result, error) {
-		return runPartials(b, c, reduceWarpUnsyncFunc, 512, 2, 4)
-	},
-	Reference: warpTailPartials,
-	Generate:  genReduceInput,
-	Blocks:    warpTailBlocks,
-	SeedN:     1 << 20,
-	Faulty:    true,
-	Expect:    []sim.Kind{sim.DataRace},
-	FixedBy:   "reduce_warp_sync",
-})
+	reduceWarpUnsyncFunc), "reduce_warp_sync", sim.DataRace))
 
 // ---- warp_shuffle_reduce (seed 004's warp_sync_demo) ----
 
@@ -618,22 +558,9 @@ var warpShuffleReduce = register(&Kernel{
 	Seed:  "004",
 	Funcs: []*Func{warpShuffleFunc},
 	Run: func(b Backend, c Case) (Result, error) {
-		block := blockOr(c, 256)
-		din, err := Upload(b, c.Inputs[0].([]int32))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(din)
-		dout, err := b.Alloc(Int32, cover(c.N, 32))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dout)
-		if err := b.Launch(warpShuffleFunc, sim.Dim(cover(c.N, block)), sim.Dim(block), 0, din, dout, int32(c.N)); err != nil {
-			return nil, err
-		}
-		out, err := Download[int32](b, dout)
-		return Result{out}, err
+		block := orDefault(c.Block, 256)
+		return launchOnce(b, warpShuffleFunc, sim.Dim(cover(c.N, block)), sim.Dim(block), 0,
+			[]devBuf{input(c.Inputs[0].([]int32)), output[int32](cover(c.N, 32))}, int32(c.N))
 	},
 	Reference: func(c Case) Result {
 		data := c.Inputs[0].([]int32)
@@ -657,16 +584,7 @@ var warpShuffleReduceFaulty = register(&Kernel{
 	Seed:  "004",
 	Funcs: []*Func{warpShuffleFaultyFunc},
 	Run: func(b Backend, c Case) (Result, error) {
-		d, err := Upload(b, c.Inputs[0].([]int32))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(d)
-		if err := b.Launch(warpShuffleFaultyFunc, sim.Dim(1), sim.Dim(c.N), 0, d); err != nil {
-			return nil, err
-		}
-		out, err := Download[int32](b, d)
-		return Result{out}, err
+		return launchOnce(b, warpShuffleFaultyFunc, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{inOut(c.Inputs[0].([]int32))})
 	},
 	Reference: func(c Case) Result {
 		out := append([]int32(nil), c.Inputs[0].([]int32)...)

@@ -111,6 +111,13 @@ func (k *Kernel) Validate() error {
 	return nil
 }
 
+// faulty marks k as a known-buggy variant of the kernel named fixedBy, on
+// which the detectors must report every kind in expect, and returns k.
+func faulty(k *Kernel, fixedBy string, expect ...sim.Kind) *Kernel {
+	k.Faulty, k.FixedBy, k.Expect = true, fixedBy, expect
+	return k
+}
+
 // registry holds every kernel, in the order `gpusim list` prints them.
 var registry []*Kernel
 

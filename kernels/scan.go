@@ -123,26 +123,12 @@ read per element, so at n = 3 or 4 some orders hide the racing read).` + hillisS
 })
 
 func runHillisSteele(b Backend, c Case, fn *Func) (Result, error) {
-	input := c.Inputs[0].([]int32)
-	n := len(input)
+	in := c.Inputs[0].([]int32)
+	n := len(in)
 	if n < 1 || n > hillisSteeleN {
 		return nil, fmt.Errorf("%s: n = %d, want 1..%d (one block of n threads)", fn.Name, n, hillisSteeleN)
 	}
-	dIn, err := Upload(b, input)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(dIn)
-	dOut, err := b.Alloc(Int32, n)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Free(dOut)
-	if err := b.Launch(fn, sim.Dim(1), sim.Dim(n), 0, dIn, dOut, int32(n)); err != nil {
-		return nil, err
-	}
-	out, err := Download[int32](b, dOut)
-	return Result{out}, err
+	return launchOnce(b, fn, sim.Dim(1), sim.Dim(n), 0, []devBuf{input(in), output[int32](n)}, int32(n))
 }
 
 func referenceInclusiveScan(c Case) Result {
@@ -257,21 +243,9 @@ overflows); Result: []int32 exclusive prefix sums (out[0] = 0).`,
 	Funcs: []*Func{scanExclusiveBlockFunc, scanExclusiveAddFunc},
 	Run: func(b Backend, c Case) (Result, error) {
 		in := c.Inputs[0].([]int32)
-		dIn, err := Upload(b, in)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dIn)
-		dOut, err := b.Alloc(Int32, len(in))
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dOut)
-		if err := ScanExclusive(b, dIn, dOut, len(in), orDefault(c.Block, 256)); err != nil {
-			return nil, err
-		}
-		out, err := Download[int32](b, dOut)
-		return Result{out}, err
+		return runBuffers(b, []devBuf{input(in), output[int32](len(in))}, func(m []Mem) error {
+			return ScanExclusive(b, m[0], m[1], len(in), orDefault(c.Block, 256))
+		})
 	},
 	Reference: func(c Case) Result {
 		in := c.Inputs[0].([]int32)
@@ -300,7 +274,7 @@ func ScanExclusive(b Backend, in, out Mem, n, block int) error {
 	if n == 0 {
 		return nil
 	}
-	nb := blocksFor(n, block)
+	nb := cover(n, block)
 	sums, err := b.Alloc(Int32, nb)
 	if err != nil {
 		return err

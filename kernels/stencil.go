@@ -68,25 +68,9 @@ divides by 7 (IEEE division, as nvcc without --use_fast_math).`,
 	Run: func(b Backend, c Case) (Result, error) {
 		in := c.Inputs[0].([]float32)
 		n, block := len(in), orDefault(c.Block, 256)
-		dIn, err := Upload(b, in)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dIn)
-		dOut, err := b.Alloc(Float32, n)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(dOut)
-		if err := b.Memset(dOut, 0); err != nil {
-			return nil, err
-		}
 		shared := (block + 2*stencilRadius) * 4
-		if err := b.Launch(stencil1DFunc, sim.Dim(blocksFor(n, block)), sim.Dim(block), shared, dIn, dOut, int32(n)); err != nil {
-			return nil, err
-		}
-		out, err := Download[float32](b, dOut)
-		return Result{out}, err
+		return launchOnce(b, stencil1DFunc, sim.Dim(cover(n, block)), sim.Dim(block), shared,
+			[]devBuf{input(in), zeroedOutput[float32](n)}, int32(n))
 	},
 	Reference: func(c Case) Result {
 		const R = stencilRadius

@@ -45,16 +45,7 @@ Result: []int32 data[n], data[i] = 2*((i+1) % n).`,
 	Seed:  "004",
 	Funcs: []*Func{syncDemoFunc},
 	Run: func(b Backend, c Case) (Result, error) {
-		data, err := b.Alloc(Int32, c.N)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(data)
-		if err := b.Launch(syncDemoFunc, sim.Dim(1), sim.Dim(c.N), 0, data); err != nil {
-			return nil, err
-		}
-		out, err := Download[int32](b, data)
-		return Result{out}, err
+		return launchOnce(b, syncDemoFunc, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{output[int32](c.N)})
 	},
 	Reference: func(c Case) Result {
 		out := make([]int32, c.N)
@@ -102,16 +93,7 @@ x[n], all ones if the launch completes.`,
 	Seed:  "004",
 	Funcs: []*Func{barrierDivergentFunc},
 	Run: func(b Backend, c Case) (Result, error) {
-		x, err := b.Alloc(Int32, c.N)
-		if err != nil {
-			return nil, err
-		}
-		defer b.Free(x)
-		if err := b.Launch(barrierDivergentFunc, sim.Dim(1), sim.Dim(c.N), 0, x); err != nil {
-			return nil, err
-		}
-		out, err := Download[int32](b, x)
-		return Result{out}, err
+		return launchOnce(b, barrierDivergentFunc, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{output[int32](c.N)})
 	},
 	Reference: func(c Case) Result {
 		out := make([]int32, c.N)
