@@ -98,6 +98,9 @@ type worker struct {
 	parallel  bool
 	lastShare uint64
 	pw        *profWorker // profiling state, when profiling
+	// special is set when a thread's exit has more to do than the
+	// bookkeeping: detection, profiling or the lockstep warp model.
+	special bool
 }
 
 const (
@@ -443,13 +446,19 @@ func (w *worker) threadExit(t *Thread) {
 	w.live--
 	w.progress++
 	w.stats.Threads++
-	if w.l.prof != nil {
-		w.profExit(t)
+	if w.special {
+		if w.l.prof != nil {
+			w.profExit(t)
+		}
+		if w.l.detect {
+			w.exitCheck(t)
+		}
 	}
-	if w.l.detect {
-		w.exitCheck(t)
+	if wp := &b.warps[t.warp]; len(wp.pending) == 0 && !w.special {
+		wp.exited |= 1 << t.lane // warpExit's whole work when no lane waits
+	} else {
+		w.warpExit(t)
 	}
-	w.warpExit(t)
 	if b.bar.waiting > 0 && b.bar.waiting == b.live {
 		w.releaseBarrier(b)
 	}
@@ -566,5 +575,6 @@ func (l *launch) run() {
 }
 
 func (l *launch) newWorker(parallel bool) *worker {
-	return &worker{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d))}
+	return &worker{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d)),
+		special: l.detect || l.prof != nil || l.opts.warpModel == Lockstep}
 }
