@@ -78,7 +78,9 @@ func CompareStats(rule Rule, got, want Result) (ULPStats, error) {
 	return st, nil
 }
 
-func cmpExact[T comparable](o int, g any, want []T, st *ULPStats) (*Mismatch, error) {
+// sameShape returns output o of a result, g, as the []T that want is,
+// or an error if it is another type or length.
+func sameShape[T any](o int, g any, want []T) ([]T, error) {
 	got, ok := g.([]T)
 	if !ok {
 		return nil, fmt.Errorf("output %d: got %T, want %T", o, g, want)
@@ -86,56 +88,55 @@ func cmpExact[T comparable](o int, g any, want []T, st *ULPStats) (*Mismatch, er
 	if len(got) != len(want) {
 		return nil, fmt.Errorf("output %d: got %d elements, want %d", o, len(got), len(want))
 	}
-	var m *Mismatch
-	for i := range want {
-		st.Total++
-		if got[i] == want[i] {
-			st.Exact++
-			continue
-		}
-		if m == nil {
-			m = &Mismatch{Output: o, Index: i, Got: got[i], Want: want[i]}
-		}
-		m.Mismatch++
+	return got, nil
+}
+
+func cmpExact[T comparable](o int, g any, want []T, st *ULPStats) (*Mismatch, error) {
+	got, err := sameShape(o, g, want)
+	if err != nil {
+		return nil, err
 	}
-	return m, nil
+	return tally(o, got, want, st, func(a, b T) (uint64, bool, bool) { return 0, a == b, false }), nil
 }
 
 func cmpFloat[T float32 | float64](rule Rule, o int, g any, want []T, st *ULPStats, f64 func(T) float64, ulp func(a, b T) uint64) (*Mismatch, error) {
-	got, ok := g.([]T)
-	if !ok {
-		return nil, fmt.Errorf("output %d: got %T, want %T", o, g, want)
+	got, err := sameShape(o, g, want)
+	if err != nil {
+		return nil, err
 	}
-	if len(got) != len(want) {
-		return nil, fmt.Errorf("output %d: got %d elements, want %d", o, len(got), len(want))
-	}
+	return tally(o, got, want, st, func(a, b T) (uint64, bool, bool) {
+		d := ulp(a, b)
+		if d <= rule.MaxULP {
+			return d, d == 0, true
+		}
+		x, y := f64(a), f64(b)
+		return d, false, rule.RelTol > 0 && math.Abs(x-y) <= rule.RelTol*math.Max(math.Abs(x), math.Abs(y))
+	}), nil
+}
+
+// tally adds want's elements to st and returns the first pair of got and
+// want that check rejects, counting all it rejects, or nil. check gives a
+// pair's distance in ulp (0 for integers, which st.Max leaves alone),
+// whether the two are the same, and whether the rule accepts them.
+func tally[T any](o int, got, want []T, st *ULPStats, check func(a, b T) (ulp uint64, same, accept bool)) *Mismatch {
 	var m *Mismatch
 	for i := range want {
 		st.Total++
-		a, b := got[i], want[i]
-		d := ulp(a, b)
-		if d == 0 {
+		d, same, accept := check(got[i], want[i])
+		if same {
 			st.Exact++
 			continue
 		}
-		if d > st.Max {
-			st.Max = d
-		}
-		if d <= rule.MaxULP {
+		st.Max = max(st.Max, d)
+		if accept {
 			continue
 		}
-		if rule.RelTol > 0 {
-			x, y := f64(a), f64(b)
-			if math.Abs(x-y) <= rule.RelTol*math.Max(math.Abs(x), math.Abs(y)) {
-				continue
-			}
-		}
 		if m == nil {
-			m = &Mismatch{Output: o, Index: i, Got: a, Want: b, ULP: d}
+			m = &Mismatch{Output: o, Index: i, Got: got[i], Want: want[i], ULP: d}
 		}
 		m.Mismatch++
 	}
-	return m, nil
+	return m
 }
 
 // ulp32 is the distance in representable float32 values. NaN equals NaN

@@ -37,6 +37,9 @@ type simMem struct {
 	// named is set by Named: the buffer keeps that name instead of taking
 	// its parameter's at each launch.
 	named bool
+	// write and read copy between buf and a host []T of the same T, which
+	// they check; they are made with buf, which knows its T.
+	write, read func(host any) error
 }
 
 func (m *simMem) Len() int     { return m.n }
@@ -50,32 +53,25 @@ func alloc[T sim.Elem](d *sim.Device, name string, n int) (*simMem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &simMem{dt: DTypeOf[T](), buf: b, n: n}, nil
+	return &simMem{dt: DTypeOf[T](), buf: b, n: n,
+		write: func(src any) error { return copyIn(b, src) },
+		read:  func(dst any) error { return copyOut(b, dst) }}, nil
+}
+
+// allocOf is alloc for each DType's Go element type.
+var allocOf = map[DType]func(d *sim.Device, name string, n int) (*simMem, error){
+	Int8: alloc[int8], Uint8: alloc[uint8], Int32: alloc[int32], Uint32: alloc[uint32],
+	Int64: alloc[int64], Uint64: alloc[uint64], Float32: alloc[float32], Float64: alloc[float64],
 }
 
 func (s *SimBackend) Alloc(dt DType, n int) (Mem, error) {
-	d := s.Dev
 	s.allocs++
 	name := fmt.Sprintf("alloc%d", s.allocs)
-	switch dt {
-	case Int8:
-		return alloc[int8](d, name, n)
-	case Uint8:
-		return alloc[uint8](d, name, n)
-	case Int32:
-		return alloc[int32](d, name, n)
-	case Uint32:
-		return alloc[uint32](d, name, n)
-	case Int64:
-		return alloc[int64](d, name, n)
-	case Uint64:
-		return alloc[uint64](d, name, n)
-	case Float32:
-		return alloc[float32](d, name, n)
-	case Float64:
-		return alloc[float64](d, name, n)
+	a, ok := allocOf[dt]
+	if !ok {
+		return nil, fmt.Errorf("kernels: unknown dtype %d", dt)
 	}
-	return nil, fmt.Errorf("kernels: unknown dtype %d", dt)
+	return a(s.Dev, name, n)
 }
 
 // Named gives m a fixed name for findings, which launches then leave alone
@@ -108,25 +104,7 @@ func (s *SimBackend) Write(m Mem, src any) error {
 	if err != nil {
 		return err
 	}
-	switch b := sm.buf.(type) {
-	case *sim.Buffer[int8]:
-		return copyIn(b, src)
-	case *sim.Buffer[uint8]:
-		return copyIn(b, src)
-	case *sim.Buffer[int32]:
-		return copyIn(b, src)
-	case *sim.Buffer[uint32]:
-		return copyIn(b, src)
-	case *sim.Buffer[int64]:
-		return copyIn(b, src)
-	case *sim.Buffer[uint64]:
-		return copyIn(b, src)
-	case *sim.Buffer[float32]:
-		return copyIn(b, src)
-	case *sim.Buffer[float64]:
-		return copyIn(b, src)
-	}
-	return errors.New("kernels: bad buffer")
+	return sm.write(src)
 }
 
 func copyIn[T sim.Elem](b *sim.Buffer[T], src any) error {
@@ -150,25 +128,7 @@ func (s *SimBackend) Read(m Mem, dst any) error {
 	if err != nil {
 		return err
 	}
-	switch b := sm.buf.(type) {
-	case *sim.Buffer[int8]:
-		return copyOut(b, dst)
-	case *sim.Buffer[uint8]:
-		return copyOut(b, dst)
-	case *sim.Buffer[int32]:
-		return copyOut(b, dst)
-	case *sim.Buffer[uint32]:
-		return copyOut(b, dst)
-	case *sim.Buffer[int64]:
-		return copyOut(b, dst)
-	case *sim.Buffer[uint64]:
-		return copyOut(b, dst)
-	case *sim.Buffer[float32]:
-		return copyOut(b, dst)
-	case *sim.Buffer[float64]:
-		return copyOut(b, dst)
-	}
-	return errors.New("kernels: bad buffer")
+	return sm.read(dst)
 }
 
 func (s *SimBackend) Memset(m Mem, v byte) error {
