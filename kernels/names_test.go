@@ -55,11 +55,7 @@ func TestFindingsNameParams(t *testing.T) {
 			var findings int
 			for seed := uint64(1); seed <= 2; seed++ {
 				c := k.Generate(rand.New(rand.NewPCG(seed, 4)), min(maxSize(k), 1000), 0)
-				opts := sim.Options{}
-				if seed > 1 {
-					opts = opts.WithSchedule(sim.RandomOrder).WithSeed(seed)
-				}
-				_, b, err := runSim(k, c, opts)
+				_, b, err := runSim(k, c, naturalThenRandom(seed))
 				var r *sim.Report
 				if err != nil && !errors.As(err, &r) {
 					t.Fatalf("seed %d: %v", seed, err)
