@@ -48,7 +48,15 @@ func (t *Thread) barLive() int { return int(t.collRes) }
 func (t *Thread) barrier(kind barKind, pred bool) int {
 	w := t.w
 	b := t.blk
-	cls := w.sites.callerSkip(1, 2) // barrier <- SyncThreads, maybe inlined, <- kernel
+	// barrier <- SyncThreads, maybe inlined, <- kernel: the two return
+	// addresses above barrier settle it in all usual builds.
+	pc0, pc1 := callerPCs01()
+	cls := w.sites.probe(pc0)
+	if cls.internal {
+		if cls = w.sites.probe(pc1); cls.internal || cls.boundary {
+			cls = w.sites.callerSkip(1, 2)
+		}
+	}
 	s := cls.site
 	w.stats.Barriers++
 	bar := &b.bar

@@ -46,3 +46,19 @@ done2:
 	MOVQ CX, pc1+0(FP)
 	MOVQ DX, pc2+8(FP)
 	RET
+
+// func callerPCs01() (pc0, pc1 uintptr)
+//
+// For a caller F (with a frame) called by G: pc0 is F's return address
+// into G, pc1 G's return address into its caller.
+TEXT ·callerPCs01(SB),NOSPLIT,$0-16
+	XORQ DX, DX
+	MOVQ 8(BP), CX
+	MOVQ 0(BP), AX
+	TESTQ AX, AX
+	JZ   done01
+	MOVQ 8(AX), DX
+done01:
+	MOVQ CX, pc0+0(FP)
+	MOVQ DX, pc1+8(FP)
+	RET

@@ -13,3 +13,9 @@ func framePCs(pcs *[maxFrames]uintptr, max int) int
 //
 //go:noescape
 func callerPCs2() (pc1, pc2 uintptr)
+
+// callerPCs01 returns, for its caller F called by G, the return addresses
+// F->G and G->G's caller.
+//
+//go:noescape
+func callerPCs01() (pc0, pc1 uintptr)
