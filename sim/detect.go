@@ -212,23 +212,29 @@ func (t *Thread) view(v *hbView) {
 // consecutive, so "same block" is a subtraction; the division by the block
 // size it replaced was a third of detection's time on shared-memory kernels.
 func (v *hbView) ordered(a *access) bool {
-	if ut := a.gid - v.base; ut < v.n && (ut == v.tid || v.phase != a.phase() ||
-		ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-a.wclk()) > 0) {
-		return true
-	}
-	return v.orderedOtherwise(a)
+	return v.orderedInBlock(a) || v.orderedOtherwise(a)
+}
+
+// orderedInBlock is ordered's test against the block's own synchronisation,
+// small enough to be inlined: check writes ordered out at its call sites as
+// `v.orderedInBlock(a) || v.orderedOtherwise(a)`.
+func (v *hbView) orderedInBlock(a *access) bool {
+	ut := a.gid - v.base
+	return ut < v.n && (ut == v.tid || v.phase != uint16(a.when) ||
+		ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-uint16(a.when>>16)) > 0)
 }
 
 // orderedOtherwise is ordered beyond the block's own synchronisation: host
 // writes (gid 0) come first, and atomics may have carried knowledge.
-//
-//go:noinline
 func (v *hbView) orderedOtherwise(a *access) bool {
 	return a.gid == 0 || v.atomics && v.t.orderedByAtomics(a)
 }
 
 // orderedByAtomics is ordered's test against the knowledge t acquired
-// through atomics (fence + atomic release, atomic acquire).
+// through atomics (fence + atomic release, atomic acquire). Not inlined,
+// so that orderedOtherwise is.
+//
+//go:noinline
 func (t *Thread) orderedByAtomics(a *access) bool {
 	vc := t.x.hb.vc
 	if c, ok := vc.threads[a.gid]; ok && c > a.clock {
@@ -284,19 +290,19 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 	}
 	switch kind {
 	case accRead:
-		if c.w.gid != 0 && !v.ordered(&c.w) {
+		if c.w.gid != 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		switch {
-		case c.r[0].gid == 0 || c.r[0].gid == t.gid || v.ordered(&c.r[0]):
+		case c.r[0].gid == 0 || c.r[0].gid == t.gid || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
 			c.r[0] = me
-		case c.r[1].gid == 0 || c.r[1].gid == t.gid || v.ordered(&c.r[1]):
+		case c.r[1].gid == 0 || c.r[1].gid == t.gid || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
 			c.r[1] = me
 		default:
 			c.r[0], c.r[1] = c.r[1], me
 		}
 	case accWrite:
-		if c.w.gid != 0 && !v.ordered(&c.w) {
+		if c.w.gid != 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		t.checkReads(m, i, kind, site, c, &v)
@@ -304,7 +310,7 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 		m.setInit(i)
 	case accAtomic:
 		me.site |= atomicBit
-		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !v.ordered(&c.w) {
+		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		t.checkReads(m, i, kind, site, c, &v)
@@ -327,7 +333,7 @@ func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
 // checkReads reports the recorded reads that a write does not come after.
 func (t *Thread) checkReads(m *mem, i int, kind accKind, s site, c *cell, v *hbView) {
 	for k := range c.r {
-		if r := &c.r[k]; r.gid != 0 && !v.ordered(r) {
+		if r := &c.r[k]; r.gid != 0 && !v.orderedInBlock(r) && !v.orderedOtherwise(r) {
 			t.race(m, i, kind, s, r, true)
 			return
 		}
