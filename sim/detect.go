@@ -437,12 +437,21 @@ func (w *worker) passedBy(b *block, t *Thread, line int32, s site) {
 		Previous: threadAccess(b.bar.first, barNames[b.bar.kind], s)})
 }
 
+// slowLoad is slowAccess for Load, with fewer arguments so that Load
+// stays within the inliner's budget.
+//
+//go:noinline
+func (t *Thread) slowLoad(m *mem, i int) { t.slowAccess(m, i, accRead, false) }
+
 // slowAccess is the part of Load and Store that runs only when the access
 // budget runs out: always with detection on, otherwise once every
 // defaultBudget accesses to look for spinning.
 //
 //go:noinline
 func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
+	if uint(i) >= uint(m.n) {
+		t.badIndex(m, i, kind != accRead)
+	}
 	l := t.w.l
 	if l.detect {
 		t.check(m, i, kind)

@@ -112,7 +112,7 @@ func (b *Buffer[T]) Free() {
 	}
 	b.freed = true
 	b.dev.unregister(&b.mem)
-	b.data = nil
+	b.data, b.n = nil, 0 // a kernel's access is now out of bounds
 	b.shadow = nil
 }
 
@@ -177,30 +177,27 @@ func (b *Buffer[T]) Memset(value byte) error {
 }
 
 // Load returns element i: `x = b[i]` in CUDA.
+//
+// Load and Store are small enough for the compiler to inline into the
+// kernel: what is not the plain access lives in slowAccess, which they call
+// only for an index out of bounds or an exhausted access budget.
 func (b *Buffer[T]) Load(t *Thread, i int) T {
-	if uint(i) >= uint(len(b.data)) {
-		t.badIndex(&b.mem, i, false)
-	}
 	t.budget--
-	if t.budget < 0 {
-		t.slowAccess(&b.mem, i, accRead, false)
+	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
+		t.slowLoad(&b.mem, i)
 	}
 	return b.data[i]
 }
 
 // Store sets element i to v: `b[i] = v` in CUDA.
 func (b *Buffer[T]) Store(t *Thread, i int, v T) {
-	if uint(i) >= uint(len(b.data)) {
-		t.badIndex(&b.mem, i, true)
+	t.budget--
+	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
+		t.slowAccess(&b.mem, i, accWrite, uint(i) < uint(len(b.data)) && b.data[i] != v)
 	}
 	p := &b.data[i]
-	changed := *p != v
-	t.budget--
-	if t.budget < 0 {
-		t.slowAccess(&b.mem, i, accWrite, changed)
-	}
-	if changed {
-		t.w.progress++
+	if *p != v {
+		t.w.progress++ // a change of memory: spinning threads may now move on
 	}
 	*p = v
 }
