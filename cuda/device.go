@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"time"
 	"unsafe"
 
 	"github.com/gpusim/gpusim/kernels"
@@ -41,6 +42,13 @@ type Device struct {
 	funcs   map[string]map[string]cu.Function // kernel -> entry -> function
 	builds  map[string]Build
 	mems    map[*devMem]bool
+
+	// Launch timing (TimeLaunches), touched on the driver thread only: the
+	// two events are created on first use and reused for every launch.
+	timing         bool
+	evStart, evEnd cu.Event
+	haveEvents     bool
+	times          []LaunchTime
 }
 
 type devMem struct {
@@ -162,6 +170,14 @@ func (d *Device) Close() error {
 			}
 		}
 		d.modules = nil
+		if d.haveEvents {
+			for _, ev := range []*cu.Event{&d.evStart, &d.evEnd} {
+				if err := cu.DestroyEvent(ev); err != nil {
+					errs = append(errs, fmt.Errorf("cuEventDestroy: %w", err))
+				}
+			}
+			d.haveEvents = false
+		}
 		if err := d.dev.ReleasePrimaryCtx(); err != nil {
 			errs = append(errs, fmt.Errorf("cuDevicePrimaryCtxRelease: %w", err))
 		}
@@ -484,14 +500,71 @@ func (d *Device) Launch(fn *kernels.Func, grid, block sim.Dim3, sharedBytes int,
 				return fmt.Errorf("cuFuncSetAttribute(%s, max dynamic shared %d): %w", fn.Name, sharedBytes, err)
 			}
 		}
+		if d.timing {
+			if err := d.evStart.Record(cu.Stream{}); err != nil {
+				return fmt.Errorf("cuEventRecord before %s: %w", fn.Name, err)
+			}
+		}
+		start := time.Now()
 		if err := f.Launch(g.X, g.Y, g.Z, b.X, b.Y, b.Z, sharedBytes, cu.Stream{}, params); err != nil {
 			return fmt.Errorf("cuLaunchKernel(%s<<<%v, %v, %d>>>): %w", fn.Name, grid, block, sharedBytes, err)
+		}
+		if d.timing {
+			if err := d.evEnd.Record(cu.Stream{}); err != nil {
+				return fmt.Errorf("cuEventRecord after %s: %w", fn.Name, err)
+			}
 		}
 		if err := cu.Synchronize(); err != nil {
 			return fmt.Errorf("cuCtxSynchronize after %s: %w", fn.Name, err)
 		}
+		host := time.Since(start)
+		if d.timing {
+			// Both events have completed: the context is synchronised.
+			ms, err := d.evStart.Elapsed(d.evEnd)
+			if err != nil {
+				return fmt.Errorf("cuEventElapsedTime(%s): %w", fn.Name, err)
+			}
+			d.times = append(d.times, LaunchTime{Func: fn.Name,
+				GPU: time.Duration(ms * float64(time.Millisecond)), Host: host})
+		}
 		return nil
 	})
+}
+
+// TimeLaunches turns launch timing on or off and forgets the times
+// recorded so far. While it is on, every Launch records a LaunchTime: two
+// CUDA events recorded on the launch's stream around cuLaunchKernel give
+// the kernel's GPU time, and the host clock the time from cuLaunchKernel to
+// the end of the synchronisation that follows it (the second event's
+// record included). Launch synchronises either way, so timing adds only the
+// two cuEventRecord calls and one cuEventElapsedTime per launch.
+func (d *Device) TimeLaunches(on bool) error {
+	return d.do(func() error {
+		if on && !d.haveEvents {
+			var err error
+			if d.evStart, err = cu.MakeEvent(cu.DefaultEvent); err != nil {
+				return fmt.Errorf("cuEventCreate: %w", err)
+			}
+			if d.evEnd, err = cu.MakeEvent(cu.DefaultEvent); err != nil {
+				cu.DestroyEvent(&d.evStart)
+				return fmt.Errorf("cuEventCreate: %w", err)
+			}
+			d.haveEvents = true
+		}
+		d.timing, d.times = on, nil
+		return nil
+	})
+}
+
+// LaunchTimes returns the launches timed since TimeLaunches or the last
+// LaunchTimes, in launch order, and forgets them.
+func (d *Device) LaunchTimes() []LaunchTime {
+	var out []LaunchTime
+	d.do(func() error {
+		out, d.times = d.times, nil
+		return nil
+	})
+	return out
 }
 
 func norm(d sim.Dim3) sim.Dim3 {

@@ -36,6 +36,10 @@ func (*Device) Info() Info               { return Info{} }
 func (*Device) Builds() map[string]Build { return nil }
 func (*Device) Close() error             { return nil }
 
+// TimeLaunches and LaunchTimes time launches on the device.
+func (*Device) TimeLaunches(bool) error   { return ErrUnavailable }
+func (*Device) LaunchTimes() []LaunchTime { return nil }
+
 // Limits, FuncAttributes and Occupancy need the driver.
 func (*Device) Limits() (Limits, error)                          { return Limits{}, ErrUnavailable }
 func (*Device) FuncAttributes(string, string) (FuncAttrs, error) { return FuncAttrs{}, ErrUnavailable }

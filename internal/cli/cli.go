@@ -2,9 +2,11 @@
 // kernel's host driver on the simulator against its CPU reference, reports
 // findings, profiles launches, computes occupancy and writes traces.
 //
-// Exit status: 0 success; 1 a run that failed its check or had findings;
-// 2 bad usage or input (unknown kernel, illegal launch shape, unreadable
-// file).
+// Exit status: 0 success; 1 a run that failed its check or had findings
+// (for sweep -gpu: a GPU result that differs from the simulator's, or a
+// driver that failed on the GPU); 2 bad usage or input (unknown kernel,
+// illegal launch shape, unreadable file, -gpu in a binary built without the
+// cuda tag or where the GPU cannot be opened).
 package cli
 
 import (
@@ -49,7 +51,7 @@ func init() {
 		{"run", "KERNEL [-n N] [-block B] [-seed S] [-sched natural|random] [-race] [-in FILE]", "run a kernel, check it against its reference, report findings and the profile", cmdRun},
 		{"race", "KERNEL [flags of run]", "run with detection on and print only the findings; exit 1 if any", cmdRace},
 		{"occupancy", "-block B [-regs R] [-smem BYTES] [-arch sm_90]", "theoretical occupancy of a launch shape", cmdOccupancy},
-		{"sweep", "KERNEL -blocks 64,128,256,512,1024", "occupancy and memory statistics per block size", cmdSweep},
+		{"sweep", "KERNEL -blocks 64,128,256,512,1024 [-gpu [-gpu-runs 5]]", "occupancy and memory statistics per block size; -gpu adds GPU kernel times and checks the GPU's result (needs -tags cuda)", cmdSweep},
 		{"trace", "KERNEL -o trace.json", "write the simulated timeline as Chrome trace JSON (Perfetto, chrome://tracing)", cmdTrace},
 		{"amdahl", "-p 0.9 -n 1000", "Amdahl's law speedup and table", cmdAmdahl},
 	}

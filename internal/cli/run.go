@@ -70,6 +70,9 @@ type outcome struct {
 	Findings []sim.Finding  `json:"findings"`
 	Launches []*sim.Profile `json:"launches,omitempty"`
 	Elapsed  time.Duration  `json:"elapsed_ns"`
+
+	kcase  kernels.Case   // the case the driver ran
+	result kernels.Result // the driver's result; nil if it failed
 }
 
 // execute runs k's driver once. It returns an error only for bad input:
@@ -128,7 +131,10 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 			p.Kernel = rec.names[i]
 		}
 	}
-	o.Launches = profs
+	o.Launches, o.kcase = profs, c
+	if err == nil {
+		o.result = got
+	}
 	if o.Block == 0 && len(profs) > 0 {
 		o.Block = profs[0].Block.Size()
 	}

@@ -3,11 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/gpusim/gpusim/kernels"
 	"github.com/gpusim/gpusim/sim"
 )
 
@@ -53,6 +55,8 @@ func cmdSweep(e *env, args []string) error {
 	fs := e.newFlags("sweep")
 	f := addRunFlags(fs, false)
 	blocks := fs.String("blocks", "64,128,256,512,1024", "block sizes to try, comma-separated")
+	gpu := fs.Bool("gpu", false, "also run each case on the GPU (a binary built with -tags cuda), time its kernels and compare its result with the simulator's")
+	gpuRuns := fs.Int("gpu-runs", 5, "timed GPU runs per block size, after one warm-up run")
 	k, err := e.kernelArg(fs, args)
 	if err != nil {
 		return err
@@ -64,6 +68,18 @@ func cmdSweep(e *env, args []string) error {
 			return usagef("-blocks: %q is not a block size", s)
 		}
 		sizes = append(sizes, n)
+	}
+	if *gpuRuns < 1 {
+		return usagef("-gpu-runs %d: want at least 1", *gpuRuns)
+	}
+	var dev gpuDevice
+	if *gpu {
+		// Open the device before the simulator runs: a sweep that cannot
+		// reach its GPU fails at once.
+		if dev, err = openGPU(k.Name); err != nil {
+			return err
+		}
+		defer dev.Close()
 	}
 	f.profile = true
 	type row struct {
@@ -77,9 +93,11 @@ func cmdSweep(e *env, args []string) error {
 		Barriers    int64         `json:"barriers"`
 		Atomics     int64         `json:"atomics"`
 		ElapsedNano int64         `json:"elapsed_ns"`
+		GPU         *gpuTiming    `json:"gpu,omitempty"`
 	}
 	var rows []row
 	n := f.n
+	gpuFailed := false
 	for _, b := range sizes {
 		f.block = b
 		o, err := e.execute(k, f)
@@ -107,28 +125,96 @@ func cmdSweep(e *env, args []string) error {
 			r.Atomics += p.Atomics.Global + p.Atomics.Shared
 		}
 		r.Requests, r.SectorsPer = g.Requests, g.SectorsPerRequest()
+		if dev != nil {
+			want, against := o.result, "sim"
+			if want == nil {
+				want, against = k.Reference(o.kcase), "reference"
+			}
+			r.GPU = timeOnGPU(dev, k, o.kcase, want, against, *gpuRuns)
+			gpuFailed = gpuFailed || r.GPU.Check != "same"
+		}
 		rows = append(rows, r)
 	}
 	if f.json {
-		return e.writeJSON(rows)
-	}
-	w := e.stdout
-	fmt.Fprintf(w, "%s on %s, n=%d\n", k.Name, f.arch, n)
-	fmt.Fprintf(w, "%6s %7s %7s %6s %-13s %10s %8s %9s %8s %8s %9s\n", "block", "blocks", "warps", "occ%", "limit", "gld+gst", "sect/req", "bank-cnf", "barriers", "atomics", "time")
-	for _, r := range rows {
-		if r.Status == "illegal" {
-			fmt.Fprintf(w, "%6d  %s\n", r.Block, r.Error)
-			continue
+		if err := e.writeJSON(rows); err != nil {
+			return err
 		}
-		o := r.Occupancy
-		fmt.Fprintf(w, "%6d %7d %7d %6.1f %-13v %10d %8.2f %9d %8d %8d %9s",
-			r.Block, o.BlocksPerSM, o.WarpsPerSM, 100*o.Occupancy, o.Limiter, r.Requests, r.SectorsPer, r.Conflicts, r.Barriers, r.Atomics, fmtDur(r.ElapsedNano))
-		if r.Status != "ok" {
-			fmt.Fprintf(w, "  %s", strings.ToUpper(r.Status))
+	} else {
+		w := e.stdout
+		fmt.Fprintf(w, "%s on %s, n=%d\n", k.Name, f.arch, n)
+		if dev != nil {
+			info := dev.Info()
+			fmt.Fprintf(w, "GPU: %s (%s, %d SMs), CUDA driver %d.%d", info.Name, info.Arch, info.SMs, info.DriverVersion/1000, info.DriverVersion%1000/10)
+			if info.NVCC != "" {
+				fmt.Fprintf(w, ", nvcc: %s", info.NVCC)
+			}
+			fmt.Fprintln(w)
+			if spec, _ := sim.LookupSpec(f.arch); spec.Arch != info.Arch {
+				fmt.Fprintf(w, "note: the occupancy columns model %s (-arch %s); the GPU is %s\n", spec.Arch, f.arch, info.Arch)
+			}
+		}
+		simTime := "time"
+		if dev != nil {
+			simTime = "sim-time"
+		}
+		fmt.Fprintf(w, "%6s %7s %7s %6s %-13s %10s %8s %9s %8s %8s %9s", "block", "blocks", "warps", "occ%", "limit", "gld+gst", "sect/req", "bank-cnf", "barriers", "atomics", simTime)
+		if dev != nil {
+			fmt.Fprintf(w, " %12s %12s %10s  %s", "gpu-kern-med", "gpu-kern-min", "gpu-driver", "gpu-vs-sim")
 		}
 		fmt.Fprintln(w)
+		for _, r := range rows {
+			if r.Status == "illegal" {
+				fmt.Fprintf(w, "%6d  %s\n", r.Block, r.Error)
+				continue
+			}
+			o := r.Occupancy
+			fmt.Fprintf(w, "%6d %7d %7d %6.1f %-13v %10d %8.2f %9d %8d %8d %9s",
+				r.Block, o.BlocksPerSM, o.WarpsPerSM, 100*o.Occupancy, o.Limiter, r.Requests, r.SectorsPer, r.Conflicts, r.Barriers, r.Atomics, fmtDur(r.ElapsedNano))
+			if g := r.GPU; g != nil {
+				if g.Check == "error" {
+					fmt.Fprintf(w, " %12s %12s %10s", "-", "-", "-")
+				} else {
+					fmt.Fprintf(w, " %12s %12s %10s", fmtGPUDur(g.KernelMedianNano), fmtGPUDur(g.KernelMinNano), fmtGPUDur(g.DriverMedianNano))
+				}
+				check := g.Check
+				if check != "same" {
+					check = strings.ToUpper(check)
+				}
+				if g.Against != "sim" {
+					check += " (vs reference)"
+				}
+				fmt.Fprintf(w, "  %s", check)
+			}
+			if r.Status != "ok" {
+				fmt.Fprintf(w, "  sim: %s", strings.ToUpper(r.Status))
+			}
+			fmt.Fprintln(w)
+		}
+		if dev != nil {
+			printGPULegend(w, k, *gpuRuns)
+			for _, r := range rows {
+				if r.GPU != nil && r.GPU.Error != "" {
+					fmt.Fprintf(w, "block %d: %s\n", r.Block, r.GPU.Error)
+				}
+			}
+		}
+	}
+	if gpuFailed {
+		return &exitError{1}
 	}
 	return nil
+}
+
+// printGPULegend says what the GPU columns of a sweep measure.
+func printGPULegend(w io.Writer, k *kernels.Kernel, runs int) {
+	fmt.Fprintf(w, "\nsim-time:     wall time of the simulator run (host), not a GPU estimate\n")
+	fmt.Fprintf(w, "gpu-kern-med: GPU time of the kernel launches of one driver run (CUDA events around each\n")
+	fmt.Fprintf(w, "              cuLaunchKernel, summed over the run's launches; no copies, no launch overhead),\n")
+	fmt.Fprintf(w, "              median of %d timed runs after 1 warm-up run; gpu-kern-min: their minimum\n", runs)
+	fmt.Fprintf(w, "gpu-driver:   host wall time of one whole driver run on the GPU (allocations, copies both ways,\n")
+	fmt.Fprintf(w, "              launches, frees), median of the same runs\n")
+	fmt.Fprintf(w, "gpu-vs-sim:   every GPU run's result against the simulator's, %s (%s's rule):\n", ruleString(k.Rule), k.Name)
+	fmt.Fprintf(w, "              same, DIFFERS or ERROR (the driver failed on the GPU)\n")
 }
 
 func fmtDur(ns int64) string {
