@@ -121,9 +121,9 @@ func (w *worker) releaseBarrier(b *block) {
 		t.state = stRunnable
 		t.barCount = bar.count
 		t.collRes = uint64(n)
-		t.x.hb.phase++
 		w.runq = append(w.runq, t)
 	}
+	b.phase++
 	if w.l.opts.schedule == RandomOrder {
 		q := w.runq[first:]
 		w.rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })

@@ -47,7 +47,6 @@ type cell struct {
 
 // hbState is a thread's happens-before knowledge.
 type hbState struct {
-	phase              uint32           // barriers passed
 	known              [warpSize]uint32 // warp-sync clocks of the warp's lanes as this lane knows them; known[lane] is its own
 	clock              uint32           // fences executed
 	fenced, blockFence bool             // a fence since the last atomic: the next atomic releases
@@ -58,7 +57,6 @@ type hbState struct {
 type pastOp struct{ fn, line int32 }
 
 func (h *hbState) reset() {
-	h.phase = 0
 	h.known = [warpSize]uint32{}
 	h.clock = 0
 	h.fenced, h.blockFence = false, false
@@ -171,8 +169,8 @@ func (t *Thread) syncAtomic(m *mem, i int) {
 	if h.clock > dst.threads[t.gid] {
 		dst.threads[t.gid] = h.clock
 	}
-	if h.phase > dst.blocks[t.blk.linear] {
-		dst.blocks[t.blk.linear] = h.phase
+	if p := t.blk.phase; p > dst.blocks[t.blk.linear] {
+		dst.blocks[t.blk.linear] = p
 	}
 }
 
@@ -202,7 +200,7 @@ type hbView struct {
 func (t *Thread) view(v *hbView) {
 	h := &t.x.hb
 	v.base, v.n, v.tid, v.warp = t.blk.gidBase, uint32(len(t.blk.threads)), uint32(t.tid), uint32(t.warp)
-	v.phase, v.atomics, v.known, v.t = uint16(h.phase), h.vc != nil, &h.known, t
+	v.phase, v.atomics, v.known, v.t = uint16(t.blk.phase), h.vc != nil, &h.known, t
 }
 
 // ordered reports whether a happens before the current access: a is the
@@ -281,7 +279,7 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 	}
 	site := cls.site
 	t.x.hb.notePast(cls.fn, cls.line)
-	me := access{gid: t.gid, site: uint32(site), when: t.x.hb.phase&0xffff | t.x.hb.known[t.lane]<<16, clock: t.x.hb.clock}
+	me := access{gid: t.gid, site: uint32(site), when: t.blk.phase&0xffff | t.x.hb.known[t.lane]<<16, clock: t.x.hb.clock}
 	c := &m.shadow[i]
 	var v hbView
 	t.view(&v)

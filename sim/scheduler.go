@@ -59,18 +59,22 @@ type coro struct {
 // block is a resident block: its threads, warps, barrier and shared memory.
 // Blocks are recycled within a worker.
 type block struct {
-	idx       Dim3
-	linear    int
-	threads   []Thread
-	extra     []threadExtra
-	warps     []warp
-	started   int // threads started so far
-	live      int // threads started or not, not exited
-	bar       barrierState
-	static    []sharedArray
-	staticB   int
-	declared  int    // static arrays declared in this block so far
-	budget    int    // initial access budget of its threads
+	idx      Dim3
+	linear   int
+	threads  []Thread
+	extra    []threadExtra
+	warps    []warp
+	started  int // threads started so far
+	live     int // threads started or not, not exited
+	bar      barrierState
+	static   []sharedArray
+	staticB  int
+	declared int // static arrays declared in this block so far
+	budget   int // initial access budget of its threads
+	// phase counts the barriers the block has passed. It is every live
+	// thread's barrier phase too: a barrier is released only when all live
+	// threads wait at it.
+	phase     uint32
 	gidBase   uint32 // gid of thread 0
 	dynamic   sharedArray
 	exitedNow []exitInfo // threads that exited in the current barrier phase (detection)
@@ -394,6 +398,7 @@ func (w *worker) resetBlock(b *block, i int) {
 	b.started = 0
 	b.live = len(b.threads)
 	b.bar = barrierState{}
+	b.phase = 0
 	b.exitedNow = b.exitedNow[:0]
 	b.staticB = 0
 	b.declared = 0
