@@ -54,6 +54,7 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 	cls := w.sites.probe(pc0)
 	if cls.internal {
 		if cls = w.sites.probe(pc1); cls.internal || cls.boundary {
+			w.sites.slow++
 			cls = w.sites.callerSkip(1, 2)
 		}
 	}

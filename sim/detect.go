@@ -274,6 +274,7 @@ func (t *Thread) check(m *mem, i int, kind accKind) {
 	cls := w.sites.probe(pc1)
 	if cls.internal {
 		if cls = w.sites.probe(pc2); cls.internal || cls.boundary {
+			w.sites.slow++
 			cls = w.sites.callerSkip(2, 2)
 		}
 	}
@@ -434,12 +435,6 @@ func (w *worker) passedBy(b *block, t *Thread, line int32, s site) {
 		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit", Site: fmt.Sprintf("line %d", line)},
 		Previous: threadAccess(b.bar.first, barNames[b.bar.kind], s)})
 }
-
-// slowLoad is slowAccess for Load, with fewer arguments so that Load
-// stays within the inliner's budget.
-//
-//go:noinline
-func (t *Thread) slowLoad(m *mem, i int) { t.slowAccess(m, i, accRead, false) }
 
 // slowAccess is the part of Load and Store that runs only when the access
 // budget runs out: always with detection on, otherwise once every

@@ -178,13 +178,15 @@ func (b *Buffer[T]) Memset(value byte) error {
 
 // Load returns element i: `x = b[i]` in CUDA.
 //
-// Load and Store are small enough for the compiler to inline into the
-// kernel: what is not the plain access lives in slowAccess, which they call
-// only for an index out of bounds or an exhausted access budget.
+// What is not the plain access lives in slowAccess, which Load and Store
+// call only for an index out of bounds or an exhausted access budget. (They
+// stay just over the inliner's budget for generic methods; detection's
+// frame reads expect at most one sim frame, this one, between slowAccess
+// and the kernel.)
 func (b *Buffer[T]) Load(t *Thread, i int) T {
 	t.budget--
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
-		t.slowLoad(&b.mem, i)
+		t.slowAccess(&b.mem, i, accRead, false)
 	}
 	return b.data[i]
 }

@@ -16,8 +16,11 @@ type Counters struct {
 	Barriers    int64 // barrier arrivals, one per thread per SyncThreads
 	Collectives int64 // warp collective arrivals, one per lane
 	Fences      int64
-	// SlowSites counts source-line lookups that needed the runtime's
-	// unwinder (see slowCaller): a performance diagnostic, normally 0.
+	// SlowSites counts source-line lookups that took a slow path: a
+	// checked access or barrier whose kernel line was not one of the two
+	// return addresses above sim's entry point, or any lookup that needed
+	// the runtime's unwinder (see slowCaller). A performance diagnostic,
+	// normally 0.
 	SlowSites int64
 }
 

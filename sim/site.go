@@ -130,7 +130,7 @@ func (s site) String() string { return s.info().String() }
 // so that a hot access site costs a frame walk and one or two array probes.
 type siteCache struct {
 	entries [512]pcClass
-	slow    int64   // call sites the frame-pointer walk could not resolve
+	slow    int64   // lookups that took a slow path (see Counters.SlowSites)
 	slowRes pcClass // the last slowCaller result, which callerSkip points to
 }
 
