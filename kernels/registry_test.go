@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -108,9 +109,10 @@ func TestRegistryRandomSchedules(t *testing.T) {
 				if err := kernels.Compare(k.Rule, got, k.Reference(c)); err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
-				// Every source line must come from the frame-pointer walk:
-				// the runtime's unwinder costs microseconds per access.
-				if n := b.Dev.Counters().SlowSites; n != 0 {
+				// Every source line must come from the two frame-pointer
+				// reads (amd64; elsewhere every lookup unwinds): a longer
+				// walk or the runtime's unwinder costs up to microseconds.
+				if n := b.Dev.Counters().SlowSites; n != 0 && runtime.GOARCH == "amd64" {
 					t.Errorf("seed %d: %d source lines needed the slow unwinder", seed, n)
 				}
 			}

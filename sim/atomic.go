@@ -101,8 +101,13 @@ func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
 	if w.l.opts.warpModel == Lockstep {
 		t.lockstepMeet()
 	}
+	var cls pcClass
+	if w.l.detect || w.prof() {
+		// rmw <- AtomicAdd etc. (inlined or not) <- the kernel.
+		cls = *w.sites.entrySite(callerPCs01())
+	}
 	if w.l.detect {
-		t.check(&b.mem, i, accAtomic)
+		t.check(&b.mem, i, accAtomic, &cls)
 	}
 	var mu *sync.Mutex
 	if w.parallel && b.space == GlobalSpace {
@@ -120,7 +125,7 @@ func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
 		t.syncAtomic(&b.mem, i)
 	}
 	if w.prof() {
-		w.profAtomic(&b.mem, i)
+		w.profAtomic(&b.mem, i, cls.site)
 	}
 	if changed {
 		w.progress++

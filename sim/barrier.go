@@ -42,22 +42,13 @@ func (t *Thread) SyncThreadsOr(pred bool) bool { return t.barrier(barOr, pred) >
 // barLive is stashed by the release: how many threads took part.
 func (t *Thread) barLive() int { return int(t.collRes) }
 
-// barrier is never inlined: the frame callerSkip starts from is its own.
+// barrier is never inlined: callerPCs01 reads its own frame.
 //
 //go:noinline
 func (t *Thread) barrier(kind barKind, pred bool) int {
 	w := t.w
 	b := t.blk
-	// barrier <- SyncThreads, maybe inlined, <- kernel: the two return
-	// addresses above barrier settle it in all usual builds.
-	pc0, pc1 := callerPCs01()
-	cls := w.sites.probe(pc0)
-	if cls.internal {
-		if cls = w.sites.probe(pc1); cls.internal || cls.boundary {
-			w.sites.slow++
-			cls = w.sites.callerSkip(1, 2)
-		}
-	}
+	cls := w.sites.entrySite(callerPCs01()) // barrier <- SyncThreads (inlined or not) <- the kernel
 	s := cls.site
 	w.stats.Barriers++
 	bar := &b.bar

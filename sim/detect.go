@@ -257,26 +257,13 @@ func opOf(a *access, plainRead bool) string {
 	return "write"
 }
 
-// check runs the race and uninitialised-read detectors for one access. It
-// and its callers, slowAccess and rmw, are never inlined: callerSkip may
-// then take the two frames above it as sim's without looking them up.
-//
-//go:noinline
-func (t *Thread) check(m *mem, i int, kind accKind) {
+// check runs the race and uninitialised-read detectors for one access at
+// kernel line cls.
+func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
 	w := t.w
 	l := w.l
 	if m.space == GlobalSpace {
 		m.freshPage(i, l.gen)
-	}
-	// check <- slowAccess or rmw <- the kernel, or Load <- the kernel: the
-	// two return addresses above slowAccess settle it in all usual builds.
-	pc1, pc2 := callerPCs2()
-	cls := w.sites.probe(pc1)
-	if cls.internal {
-		if cls = w.sites.probe(pc2); cls.internal || cls.boundary {
-			w.sites.slow++
-			cls = w.sites.callerSkip(2, 2)
-		}
 	}
 	site := cls.site
 	t.x.hb.notePast(cls.fn, cls.line)
@@ -446,11 +433,16 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
 		t.badIndex(m, i, kind != accRead)
 	}
 	l := t.w.l
-	if l.detect {
-		t.check(m, i, kind)
-	}
-	if l.prof != nil {
-		t.w.profAccess(t, m, i, kind)
+	if l.detect || l.prof != nil {
+		// slowAccess <- Load (inlined or not) <- the kernel.
+		cls := t.w.sites.entrySite(callerPCs01())
+		s := cls.site // cls points into the cache: read it before anything else looks up
+		if l.detect {
+			t.check(m, i, kind, cls)
+		}
+		if l.prof != nil {
+			t.w.profAccess(t, m, i, kind, s)
+		}
 	}
 	if t.watch > 0 {
 		t.x.spin.note(m.id, i, changed)

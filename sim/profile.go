@@ -245,11 +245,17 @@ type profBlock struct {
 	warps []warpTrace // nil when the block is not traced
 }
 
-type seqKey struct {
-	warp int32
-	s    site
-	op   uint8
+// seqKey names a warp's access sequence at one line and op, packed in a
+// word: map lookups on it hash 8 bytes (a struct key cost a third of a
+// profiled access in hashing).
+type seqKey uint64
+
+func makeSeqKey(warp int, s site, op uint8) seqKey {
+	return seqKey(uint64(s)<<32 | uint64(uint32(warp))<<8 | uint64(op))
 }
+
+func (k seqKey) site() site { return site(k >> 32) }
+func (k seqKey) op() uint8  { return uint8(k) }
 
 // laneSeq numbers each lane's accesses at one line; reqs[k] is the warp's
 // k-th request there.
@@ -294,7 +300,7 @@ func (p *profWorker) block(w *worker, b *block) *profBlock {
 	return pb
 }
 
-func (w *worker) profAccess(t *Thread, m *mem, i int, kind accKind) {
+func (w *worker) profAccess(t *Thread, m *mem, i int, kind accKind, s site) {
 	op := opStore
 	if kind == accRead {
 		w.stats.Loads++
@@ -306,8 +312,7 @@ func (w *worker) profAccess(t *Thread, m *mem, i int, kind accKind) {
 	p.clock++
 	pb := p.block(w, t.blk)
 	pb.event(t, p.clock)
-	s := w.sites.caller().site
-	k := seqKey{warp: int32(t.warp), s: s, op: op}
+	k := makeSeqKey(t.warp, s, op)
 	seq := pb.seqs[k]
 	if seq == nil {
 		seq = &laneSeq{}
@@ -363,17 +368,17 @@ func (p *profWorker) flush(pb *profBlock) {
 }
 
 func (p *profWorker) account(k seqKey, r *request) {
-	lk := lineKey{s: k.s, space: r.m.space, op: k.op}
+	lk := lineKey{s: k.site(), space: r.m.space, op: k.op()}
 	ls := p.lines[lk]
 	if ls == nil {
-		ls = &LineStats{Site: k.s.String(), Space: r.m.space, Op: profOpNames[k.op]}
+		ls = &LineStats{Site: k.site().String(), Space: r.m.space, Op: profOpNames[k.op()]}
 		p.lines[lk] = ls
 	}
 	lanes := int64(bits.OnesCount32(r.lanes))
 	if r.m.space == GlobalSpace {
 		g := GlobalStats{Requests: 1, Accesses: lanes, Sectors: int64(len(r.keys)), Bytes: lanes * int64(r.elem)}
 		ls.Global.add(g)
-		if k.op == opLoad {
+		if k.op() == opLoad {
 			p.mem.GlobalLoad.add(g)
 		} else {
 			p.mem.GlobalStore.add(g)
@@ -390,7 +395,7 @@ func (p *profWorker) account(k seqKey, r *request) {
 	ideal := (len(r.keys)*4 + 127) / 128
 	s := SharedStats{Requests: 1, Accesses: lanes, Wavefronts: int64(deg), IdealWavefronts: int64(ideal), MaxDegree: deg}
 	ls.Shared.add(s)
-	if k.op == opLoad {
+	if k.op() == opLoad {
 		p.mem.SharedLoad.add(s)
 	} else {
 		p.mem.SharedStore.add(s)
@@ -399,7 +404,7 @@ func (p *profWorker) account(k seqKey, r *request) {
 
 const maxAtomicAddrs = 1 << 20
 
-func (w *worker) profAtomic(m *mem, i int) {
+func (w *worker) profAtomic(m *mem, i int, s site) {
 	p := w.pstate()
 	if m.space == GlobalSpace {
 		p.atomics.Global++
@@ -410,7 +415,7 @@ func (w *worker) profAtomic(m *mem, i int) {
 	if c, ok := p.hot[k]; ok || len(p.hot) < maxAtomicAddrs {
 		p.hot[k] = c + 1
 	}
-	lk := lineKey{s: w.sites.caller().site, space: m.space, op: opAtomic}
+	lk := lineKey{s: s, space: m.space, op: opAtomic}
 	ls := p.lines[lk]
 	if ls == nil {
 		ls = &LineStats{Site: lk.s.String(), Space: m.space, Op: "atomic"}

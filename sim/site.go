@@ -159,6 +159,22 @@ func (c *siteCache) probe(pc uintptr) *pcClass {
 	return e
 }
 
+// entrySite resolves the kernel line of a sim entry point E (Load's slow
+// path, an atomic) from the two return addresses above E, pc0 (E's own) and
+// pc1 (its caller's): whether or not the compiler inlined E's caller (Load,
+// AtomicAdd) into the kernel, one of them is the kernel's line. Anything else
+// counts as a slow lookup and walks the stack.
+func (c *siteCache) entrySite(pc0, pc1 uintptr) *pcClass {
+	cls := c.probe(pc0)
+	if cls.internal {
+		if cls = c.probe(pc1); cls.internal || cls.boundary {
+			c.slow++
+			cls = c.callerSkip(1, 4)
+		}
+	}
+	return cls
+}
+
 // callerSkip is caller for a call path that usually holds skip sim frames
 // above the caller of callerSkip: the walk first reads only that many. The
 // first sure of them are sim's in every build (functions marked noinline

@@ -26,27 +26,6 @@ done:
 	MOVQ CX, ret+16(FP)
 	RET
 
-// func callerPCs2() (pc1, pc2 uintptr)
-//
-// For a caller F (with a frame) called by G called by H: pc1 is G's return
-// address into H, pc2 H's return address into its caller. Like framePCs,
-// it has no frame, so BP is F's frame pointer; 0(BP) is G's.
-TEXT ·callerPCs2(SB),NOSPLIT,$0-16
-	XORQ CX, CX
-	XORQ DX, DX
-	MOVQ 0(BP), AX
-	TESTQ AX, AX
-	JZ   done2
-	MOVQ 8(AX), CX
-	MOVQ 0(AX), AX
-	TESTQ AX, AX
-	JZ   done2
-	MOVQ 8(AX), DX
-done2:
-	MOVQ CX, pc1+0(FP)
-	MOVQ DX, pc2+8(FP)
-	RET
-
 // func callerPCs01() (pc0, pc1 uintptr)
 //
 // For a caller F (with a frame) called by G: pc0 is F's return address

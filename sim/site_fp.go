@@ -8,12 +8,6 @@ package sim
 //go:noescape
 func framePCs(pcs *[maxFrames]uintptr, max int) int
 
-// callerPCs2 returns, for its caller F called by G called by H, the return
-// addresses G->H and H->H's caller: two frame-pointer steps, no loop.
-//
-//go:noescape
-func callerPCs2() (pc1, pc2 uintptr)
-
 // callerPCs01 returns, for its caller F called by G, the return addresses
 // F->G and G->G's caller.
 //

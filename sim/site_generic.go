@@ -10,9 +10,6 @@ func framePCs(pcs *[maxFrames]uintptr, max int) int {
 	return runtime.Callers(2, pcs[:max])
 }
 
-// callerPCs2 has no frame-pointer walk here: zeros send the caller to
+// callerPCs01 has no frame-pointer walk here: zeros send the caller to
 // callerSkip.
-func callerPCs2() (pc1, pc2 uintptr) { return 0, 0 }
-
-// callerPCs01 has no frame-pointer walk here: see callerPCs2.
 func callerPCs01() (pc0, pc1 uintptr) { return 0, 0 }
