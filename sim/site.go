@@ -165,6 +165,16 @@ func (c *siteCache) probe(pc uintptr) *pcClass {
 // AtomicAdd) into the kernel, one of them is the kernel's line. Anything else
 // counts as a slow lookup and walks the stack.
 func (c *siteCache) entrySite(pc0, pc1 uintptr) *pcClass {
+	if e := &c.entries[(pc0^pc0>>9)&511]; e.pc == pc0 && !e.internal {
+		return e // the usual case, kept small enough to inline
+	}
+	return c.entrySiteMiss(pc0, pc1)
+}
+
+// entrySiteMiss is entrySite past a cache hit on pc0.
+//
+//go:noinline
+func (c *siteCache) entrySiteMiss(pc0, pc1 uintptr) *pcClass {
 	cls := c.probe(pc0)
 	if cls.internal {
 		if cls = c.probe(pc1); cls.internal || cls.boundary {
