@@ -33,6 +33,20 @@ type Rule struct {
 	Why string
 }
 
+// String says how the rule compares: "bit-exact", "within 4 ulp",
+// "within relative 1e-06", or both.
+func (r Rule) String() string {
+	switch {
+	case r.MaxULP == 0 && r.RelTol == 0:
+		return "bit-exact"
+	case r.RelTol == 0:
+		return fmt.Sprintf("within %d ulp", r.MaxULP)
+	case r.MaxULP == 0:
+		return fmt.Sprintf("within relative %g", r.RelTol)
+	}
+	return fmt.Sprintf("within %d ulp or relative %g", r.MaxULP, r.RelTol)
+}
+
 // Kernel is one registry entry: a parallel pattern with its device
 // functions, host driver, CPU reference and input generator, in the manner of
 // go/analysis's Analyzer values.

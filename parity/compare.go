@@ -105,6 +105,12 @@ func Diff(rule kernels.Rule, want, got kernels.Result) string {
 	return cmp.Diff(want, got, Options(rule))
 }
 
+// sameInts reports whether y is a []T equal to x.
+func sameInts[T int8 | uint8 | int32 | uint32 | int64 | uint64](x []T, y any) bool {
+	yy, ok := y.([]T)
+	return ok && slices.Equal(x, yy)
+}
+
 // agree reports whether want and got agree under rule, for the slice types
 // results hold; any other type is left to go-cmp.
 func agree(rule kernels.Rule, want, got kernels.Result) bool {
@@ -133,27 +139,27 @@ func agree(rule kernels.Rule, want, got kernels.Result) bool {
 				}
 			}
 		case []int32:
-			if y, ok := got[i].([]int32); !ok || !slices.Equal(x, y) {
+			if !sameInts(x, got[i]) {
 				return false
 			}
 		case []uint32:
-			if y, ok := got[i].([]uint32); !ok || !slices.Equal(x, y) {
+			if !sameInts(x, got[i]) {
 				return false
 			}
 		case []int64:
-			if y, ok := got[i].([]int64); !ok || !slices.Equal(x, y) {
+			if !sameInts(x, got[i]) {
 				return false
 			}
 		case []uint64:
-			if y, ok := got[i].([]uint64); !ok || !slices.Equal(x, y) {
+			if !sameInts(x, got[i]) {
 				return false
 			}
 		case []int8:
-			if y, ok := got[i].([]int8); !ok || !slices.Equal(x, y) {
+			if !sameInts(x, got[i]) {
 				return false
 			}
 		case []uint8:
-			if y, ok := got[i].([]uint8); !ok || !slices.Equal(x, y) {
+			if !sameInts(x, got[i]) {
 				return false
 			}
 		default:

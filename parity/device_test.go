@@ -70,18 +70,6 @@ func writeReport() {
 	}
 }
 
-func ruleString(r kernels.Rule) string {
-	switch {
-	case r.MaxULP == 0 && r.RelTol == 0:
-		return "exact"
-	case r.RelTol == 0:
-		return fmt.Sprintf("≤%d ulp", r.MaxULP)
-	case r.MaxULP == 0:
-		return fmt.Sprintf("rel %g", r.RelTol)
-	}
-	return fmt.Sprintf("≤%d ulp or rel %g", r.MaxULP, r.RelTol)
-}
-
 // seedSkipped reports whether GPUSIM_PARITY_SEED_SKIP (comma-separated
 // kernel names) leaves out k's seed-size case: the simulator takes minutes
 // on some of them (matmul_tiled32 at 1024², barrier-heavy reductions at 1M).
@@ -127,7 +115,7 @@ func TestDeviceParity(t *testing.T) {
 			continue
 		}
 		t.Run(k.Name, func(t *testing.T) {
-			st := rep.Stats(k.Name, ruleString(k.Rule))
+			st := rep.Stats(k.Name, k.Rule.String())
 			start := time.Now()
 			defer func() { st.Elapsed += time.Since(start) }()
 			if err := dev.Use(k.Name); err != nil {

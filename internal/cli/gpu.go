@@ -133,16 +133,3 @@ func fmtGPUDur(ns int64) string {
 		return fmt.Sprintf("%.2fs", d/1e9)
 	}
 }
-
-// ruleString says how results are compared, as the kernel's rule does.
-func ruleString(r kernels.Rule) string {
-	switch {
-	case r.MaxULP == 0 && r.RelTol == 0:
-		return "bit-exact"
-	case r.RelTol == 0:
-		return fmt.Sprintf("within %d ulp", r.MaxULP)
-	case r.MaxULP == 0:
-		return fmt.Sprintf("within relative %g", r.RelTol)
-	}
-	return fmt.Sprintf("within %d ulp or relative %g", r.MaxULP, r.RelTol)
-}

@@ -213,7 +213,7 @@ func printGPULegend(w io.Writer, k *kernels.Kernel, runs int) {
 	fmt.Fprintf(w, "              median of %d timed runs after 1 warm-up run; gpu-kern-min: their minimum\n", runs)
 	fmt.Fprintf(w, "gpu-driver:   host wall time of one whole driver run on the GPU (allocations, copies both ways,\n")
 	fmt.Fprintf(w, "              launches, frees), median of the same runs\n")
-	fmt.Fprintf(w, "gpu-vs-sim:   every GPU run's result against the simulator's, %s (%s's rule):\n", ruleString(k.Rule), k.Name)
+	fmt.Fprintf(w, "gpu-vs-sim:   every GPU run's result against the simulator's, %s (%s's rule):\n", k.Rule, k.Name)
 	fmt.Fprintf(w, "              same, DIFFERS or ERROR (the driver failed on the GPU)\n")
 }
 
