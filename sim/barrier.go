@@ -55,7 +55,8 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 	if bar.waiting == 0 {
 		bar.site, bar.cls, bar.kind, bar.count, bar.first = s, *cls, kind, 0, t
 		if w.l.detect {
-			w.checkExitedPast(b, bar.cls)
+			b.barChain = w.sites.kernelChain(b.barChain[:0])
+			w.checkExitedPast(b)
 		}
 	} else if bar.site != s || bar.kind != kind {
 		w.barrierDivergence(t, kind, s)
@@ -82,6 +83,43 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 	return t.barCount
 }
 
+// shareAcquired passes on, at a barrier, what any waiting thread of b had
+// acquired through atomics: __syncthreads orders everything before it in
+// any thread before everything after it in every thread, so what thread 0
+// learned polling a flag (the last-block-done pattern, a grid barrier) is
+// known to the whole block after it. Only knowledge the thread has made its
+// own with a fence after the atomic counts: the barrier is a block-scope
+// fence, which does not synchronise with another block's release.
+func shareAcquired(b *block) {
+	var all *vclock
+	for k := range b.threads {
+		t := &b.threads[k]
+		if t.state != stBarrier {
+			continue
+		}
+		if h := &t.x.hb; h.vc != nil {
+			if all == nil {
+				all = newVClock()
+			}
+			all.join(h.vc)
+		}
+	}
+	if all == nil {
+		return
+	}
+	for k := range b.threads {
+		t := &b.threads[k]
+		if t.state != stBarrier {
+			continue
+		}
+		h := &t.x.hb
+		if h.vc == nil {
+			h.vc = newVClock()
+		}
+		h.vc.join(all) // each keeps its own: fences add to it in place
+	}
+}
+
 // barrierDivergence reports t arriving at barrier site s while others of
 // its block wait at another. It is kept out of barrier, whose stack frame
 // (touched on every switch) would otherwise hold the finding under
@@ -105,6 +143,9 @@ func (w *worker) releaseBarrier(b *block) {
 	}
 	n := bar.waiting
 	first := len(w.runq)
+	if w.l.detect {
+		shareAcquired(b)
+	}
 	for k := range b.threads {
 		t := &b.threads[k]
 		if t.state != stBarrier {
@@ -122,5 +163,6 @@ func (w *worker) releaseBarrier(b *block) {
 	}
 	b.exitedNow = b.exitedNow[:0]
 	*bar = barrierState{}
-	w.progress++
+	// Not progress for the spin rounds: a loop that polls memory nobody
+	// changes and meets at a barrier each time round is a livelock.
 }

@@ -385,7 +385,7 @@ func (w *worker) exitCheck(t *Thread) {
 	// for the next block, after exitedNow has been cleared: no copy.
 	info := exitInfo{t: t, past: t.x.hb.past}
 	if b.bar.waiting > 0 {
-		w.checkPast(b, info, b.bar.cls)
+		w.checkPast(b, info)
 		return
 	}
 	b.exitedNow = append(b.exitedNow, info)
@@ -396,17 +396,23 @@ type exitInfo struct {
 	past []pastOp
 }
 
-func (w *worker) checkExitedPast(b *block, bar pcClass) {
+func (w *worker) checkExitedPast(b *block) {
 	for _, e := range b.exitedNow {
-		w.checkPast(b, e, bar)
+		w.checkPast(b, e)
 	}
 }
 
-func (w *worker) checkPast(b *block, e exitInfo, bar pcClass) {
+// checkPast reports thread e.t if it ran, since its last barrier, a line
+// that comes after the awaited barrier's place in some function of the
+// barrier's call chain: past the barrier itself, or past the call of the
+// helper function the barrier sits in.
+func (w *worker) checkPast(b *block, e exitInfo) {
 	for _, p := range e.past {
-		if p.fn == bar.fn && p.line > bar.line {
-			w.passedBy(b, e.t, p.line, bar.site)
-			return
+		for _, c := range b.barChain {
+			if p.fn == c.fn && p.line > c.line {
+				w.passedBy(b, e.t, p.line, b.bar.site)
+				return
+			}
 		}
 	}
 }
@@ -474,7 +480,11 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
 // spinWatch observes a thread's accesses for a while: a thread that keeps
 // touching a handful of addresses without changing memory is spinning.
 type spinWatch struct {
-	addrs [8]struct {
+	// addrs holds the distinct addresses seen in the watch window. A window
+	// of watchOps accesses over at most len(addrs) addresses revisits them:
+	// polling (of up to 32 flags, say one per block of a grid barrier), not
+	// a scan.
+	addrs [32]struct {
 		m int32
 		i int
 	}

@@ -96,7 +96,7 @@
 // rolled back, as on a GPU where a faulting kernel leaves memory partly
 // written. A kernel that loops forever without calling sim cannot be
 // interrupted; one that spins through sim (loads, stores, atomics) is
-// detected: a thread that touches at most 8 addresses for 64 accesses
+// detected: a thread that touches at most 32 addresses for 64 accesses
 // without changing memory counts as spinning, and when every live thread is
 // blocked or spinning for 64 rounds with no progress, the launch ends with a
 // Deadlock finding naming each live thread and the line it waits at.

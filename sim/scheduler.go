@@ -78,6 +78,10 @@ type block struct {
 	gidBase   uint32 // gid of thread 0
 	dynamic   sharedArray
 	exitedNow []exitInfo // threads that exited in the current barrier phase (detection)
+	// barChain is where the barrier being waited at stands in each kernel
+	// function on the stack (detection): its own line, and the line that
+	// called the helper it sits in, and so on out to the kernel.
+	barChain []pastOp
 }
 
 // worker runs blocks one after another (or a few at once, when threads spin
@@ -93,7 +97,7 @@ type worker struct {
 	free   []*block
 	live   int // live threads over resident blocks
 
-	progress  uint64 // bumped by every change of memory or sync state
+	progress  uint64 // bumped by every change of memory, thread exit and block admission
 	spinMark  uint64
 	stuck     int
 	rng       *rand.Rand

@@ -159,6 +159,30 @@ func (c *siteCache) probe(pc uintptr) *pcClass {
 	return e
 }
 
+// kernelChain appends, for every kernel-code frame between the sim entry
+// point that calls it and the kernel's caller, the function and line the
+// frame is at: the barrier's line in a helper, then the helper's call line
+// in the kernel. Only the first maxFrames frames are read.
+//
+//go:noinline
+func (c *siteCache) kernelChain(dst []pastOp) []pastOp {
+	var pcs [maxFrames]uintptr
+	n := framePCs(&pcs, maxFrames)
+	for _, pc := range pcs[:n] {
+		if pc == 0 {
+			break
+		}
+		e := c.probe(pc)
+		if e.boundary {
+			break
+		}
+		if !e.internal {
+			dst = append(dst, pastOp{e.fn, e.line})
+		}
+	}
+	return dst
+}
+
 // entrySite resolves the kernel line of a sim entry point E (Load's slow
 // path, an atomic) from the two return addresses above E, pc0 (E's own) and
 // pc1 (its caller's): whether or not the compiler inlined E's caller (Load,

@@ -368,7 +368,7 @@ func TestNoRaceFlagLeaderPollsThenBarrier(t *testing.T) {
 	t.Parallel()
 	r, out := runFlag(t, deviceFence, true, pollLeader, sim.Options{})
 	if r.Has(sim.DataRace) {
-		t.Skip("BUG: knowledge acquired by one thread (atomic+fence) is not passed on by __syncthreads to the rest of its block: false race\n" + r.Error())
+		t.Fatal("knowledge acquired by one thread (atomic+fence) is not passed on by __syncthreads to the rest of its block: false race\n" + r.Error())
 	}
 	wantClean(t, r)
 	checkFlagOut(t, out)
@@ -875,7 +875,7 @@ func TestNoRaceLastBlockDoneWholeBlockReads(t *testing.T) {
 	r, _, _ := runLastBlock(t, true, true, 2)
 	if r.Has(sim.DataRace) {
 		wantRace(t, r, sim.GlobalSpace, "result", at(t, "lbW"), at(t, "lbAllR"))
-		t.Skip("BUG: threads of the last block read partials after __syncthreads that follows thread 0's acquire; reported as a race:\n" + r.Error())
+		t.Fatal("threads of the last block read partials after __syncthreads that follows thread 0's acquire; reported as a race:\n" + r.Error())
 	}
 	wantClean(t, r)
 }
@@ -1371,7 +1371,7 @@ func TestRaceBarrierInHelperUnderDivergentIf(t *testing.T) {
 	out := zeroed[int32](t, dev, "out", 64)
 	r := exec(t, dev, lin(1, 64), helperBarrierKernel(in, out))
 	if !r.Has(sim.BarrierDivergence) {
-		t.Skip("BUG: barrier divergence missed when the barrier is in a helper function: threads that skip the helper run kernel lines after the call and exit, but the past-line check compares lines only within the barrier's own function\nreport: " + fmt.Sprint(r))
+		t.Fatal("barrier divergence missed when the barrier is in a helper function: threads that skip the helper run kernel lines after the call and exit, but the past-line check compares lines only within the barrier's own function\nreport: " + fmt.Sprint(r))
 	}
 	f := wantKind(t, r, sim.BarrierDivergence)
 	if f.Previous.Site != at(t, "helperBar") || !strings.Contains(f.Current.Site, fmt.Sprint(lineNo(t, "helperOut"))) {
@@ -2455,7 +2455,7 @@ func TestWarpAbortNoSpuriousExitFinding(t *testing.T) {
 	}
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		t.Skip("BUG: a lane unwound by a fatal finding is also reported as a WarpDivergence 'lane N exited without reaching <collective>' (it never exited; the extra finding sorts first in the report):\n" + strings.Join(bad, "\n"))
+		t.Fatal("a lane unwound by a fatal finding is also reported as a WarpDivergence 'lane N exited without reaching <collective>' (it never exited; the extra finding sorts first in the report):\n" + strings.Join(bad, "\n"))
 	}
 }
 
@@ -2587,7 +2587,7 @@ func TestRaceVolatilePollManyFlags(t *testing.T) {
 		}
 	})
 	if !ok {
-		t.Skip("BUG: a thread polling more than 8 addresses with plain loads is never recognised as spinning: the producer blocks are never admitted and the launch hangs (the test had to tell the kernel to give up)")
+		t.Fatal("a thread polling more than 8 addresses with plain loads is never recognised as spinning: the producer blocks are never admitted and the launch hangs (the test had to tell the kernel to give up)")
 	}
 	wantRace(t, r, sim.GlobalSpace, "flags", at(t, "mfW"), at(t, "mfR"))
 	onlyKinds(t, r, sim.DataRace)
@@ -2801,7 +2801,7 @@ func TestNoRaceWarpCooperativePolling(t *testing.T) {
 	var abandon atomic.Bool
 	r, ok := launchWithin(t, dev, lin(2, 32), 500*time.Millisecond, &abandon, warpPoll(data, out, flag, &abandon, true))
 	if !ok {
-		t.Skip("BUG: a warp polling with __any_sync never lets the producer block in: each completed collective counts as progress, so the spin rounds never reach the admission (or deadlock) threshold, and the launch hangs (the test told the kernel to give up)")
+		t.Fatal("a warp polling with __any_sync never lets the producer block in: each completed collective counts as progress, so the spin rounds never reach the admission (or deadlock) threshold, and the launch hangs (the test told the kernel to give up)")
 	}
 	wantClean(t, r)
 	for i, v := range out.ToHost() {
@@ -2819,7 +2819,7 @@ func TestDeadlockWarpCooperativePollingNeverSet(t *testing.T) {
 	var abandon atomic.Bool
 	r, ok := launchWithin(t, dev, lin(2, 32), 500*time.Millisecond, &abandon, warpPoll(data, out, flag, &abandon, false))
 	if !ok {
-		t.Skip("BUG: livelock of a warp polling with __any_sync is never reported (each completed collective counts as progress); the launch hangs until the test tells the kernel to give up")
+		t.Fatal("livelock of a warp polling with __any_sync is never reported (each completed collective counts as progress); the launch hangs until the test tells the kernel to give up")
 	}
 	f := wantKind(t, r, sim.Deadlock)
 	if len(f.Waiting) == 0 || f.Waiting[0].Site != at(t, "wpPoll") {

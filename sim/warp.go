@@ -259,7 +259,8 @@ func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 		}
 	}
 	wp.spare = append(wp.spare, c)
-	w.progress++
+	// Not progress for the spin rounds (see releaseBarrier): a warp that
+	// polls with __any_sync completes a collective every time round.
 }
 
 // warpExit marks t's lane exited and fails any collective still waiting for it.
@@ -287,6 +288,11 @@ func (w *worker) warpExit(t *Thread) {
 //
 //go:noinline
 func (w *worker) exitedFromCollective(t *Thread, c *collective) {
+	if w.l.aborted.Load() {
+		// The launch is ending on a fatal finding already reported; the
+		// lane is being unwound by it, not exiting.
+		return
+	}
 	w.l.addFinding(Finding{Kind: WarpDivergence,
 		Detail:   fmt.Sprintf("lane %d exited without reaching %s with mask %#08x; lanes %s wait for it", t.lane, c.kind, c.mask, laneList(c.arrived)),
 		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit"},
