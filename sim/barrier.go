@@ -56,7 +56,6 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 		bar.site, bar.cls, bar.kind, bar.count, bar.first = s, *cls, kind, 0, t
 		if w.l.detect {
 			b.barChain = w.sites.kernelChain(b.barChain[:0])
-			w.checkExitedPast(b)
 		}
 	} else if bar.site != s || bar.kind != kind {
 		w.barrierDivergence(t, kind, s)
@@ -144,7 +143,9 @@ func (w *worker) releaseBarrier(b *block) {
 	n := bar.waiting
 	first := len(w.runq)
 	if w.l.detect {
+		w.checkExitedPast(b)
 		shareAcquired(b)
+		b.lastChain = append(b.lastChain[:0], b.barChain...)
 	}
 	for k := range b.threads {
 		t := &b.threads[k]

@@ -54,7 +54,11 @@ type hbState struct {
 	past               []pastOp         // kernel lines executed since the last barrier
 }
 
-type pastOp struct{ fn, line int32 }
+// pastOp is a kernel line a thread ran: its function, line and site.
+type pastOp struct {
+	fn, line int32
+	site     site
+}
 
 func (h *hbState) reset() {
 	h.known = [warpSize]uint32{}
@@ -64,17 +68,17 @@ func (h *hbState) reset() {
 	h.past = h.past[:0]
 }
 
-func (h *hbState) notePast(fn, line int32) {
+func (h *hbState) notePast(fn, line int32, s site) {
 	for i := range h.past {
 		if h.past[i].fn == fn {
 			if line > h.past[i].line {
-				h.past[i].line = line
+				h.past[i].line, h.past[i].site = line, s
 			}
 			return
 		}
 	}
 	if len(h.past) < 8 {
-		h.past = append(h.past, pastOp{fn, line})
+		h.past = append(h.past, pastOp{fn, line, s})
 	}
 }
 
@@ -266,7 +270,7 @@ func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
 		m.freshPage(i, l.gen)
 	}
 	site := cls.site
-	t.x.hb.notePast(cls.fn, cls.line)
+	t.x.hb.notePast(cls.fn, cls.line, site)
 	me := access{gid: t.gid, site: uint32(site), when: t.blk.phase&0xffff | t.x.hb.known[t.lane]<<16, clock: t.x.hb.clock}
 	c := &m.shadow[i]
 	var v hbView
@@ -383,12 +387,8 @@ func (w *worker) exitCheck(t *Thread) {
 	}
 	// The exited thread's past stays as it is until its slot is prepared
 	// for the next block, after exitedNow has been cleared: no copy.
-	info := exitInfo{t: t, past: t.x.hb.past}
-	if b.bar.waiting > 0 {
-		w.checkPast(b, info)
-		return
-	}
-	b.exitedNow = append(b.exitedNow, info)
+	// They are checked when the barrier the others meet at is released.
+	b.exitedNow = append(b.exitedNow, exitInfo{t: t, past: t.x.hb.past})
 }
 
 type exitInfo struct {
@@ -405,27 +405,62 @@ func (w *worker) checkExitedPast(b *block) {
 // checkPast reports thread e.t if it ran, since its last barrier, a line
 // that comes after the awaited barrier's place in some function of the
 // barrier's call chain: past the barrier itself, or past the call of the
-// helper function the barrier sits in.
+// helper function the barrier sits in. Lines after the thread's own last
+// barrier, where that stands at or after the awaited one in the same
+// function, are the rest of a loop iteration, not evidence: a thread that
+// leaves a loop at the bottom of an iteration never came back round to the
+// barrier the others wait at, and counts as arrived; unless lanes of its own
+// warp wait at that barrier, as when a per-thread trip count ends a loop of
+// barriers early for some lanes (synccheck's divergent-warp case). Runs
+// when the barrier is released, when the waiting set is known.
 func (w *worker) checkPast(b *block, e exitInfo) {
 	for _, p := range e.past {
 		for _, c := range b.barChain {
-			if p.fn == c.fn && p.line > c.line {
-				w.passedBy(b, e.t, p.line, b.bar.site)
-				return
+			if p.fn != c.fn || p.line <= c.line {
+				continue
 			}
+			if last, ok := lineIn(b.lastChain, c.fn); ok && last >= c.line && p.line > last && !warpWaits(b, e.t) {
+				continue
+			}
+			w.passedBy(b, e.t, p, b.bar.site)
+			return
 		}
 	}
 }
 
-// passedBy reports t exiting after running on to line while others of
+// warpWaits reports whether a lane of t's warp waits at b's barrier.
+func warpWaits(b *block, t *Thread) bool {
+	first := t.warp * warpSize
+	for k := first; k < min(first+warpSize, len(b.threads)); k++ {
+		if k >= b.started {
+			break
+		}
+		if b.threads[k].state == stBarrier {
+			return true
+		}
+	}
+	return false
+}
+
+// lineIn returns chain's line in function fn.
+func lineIn(chain []pastOp, fn int32) (int32, bool) {
+	for _, c := range chain {
+		if c.fn == fn {
+			return c.line, true
+		}
+	}
+	return 0, false
+}
+
+// passedBy reports t exiting, after running on to kernel line p, while others
 // block b wait at the barrier at site s.
 //
 //go:noinline
-func (w *worker) passedBy(b *block, t *Thread, line int32, s site) {
+func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 	w.l.addFinding(Finding{Kind: BarrierDivergence,
 		Detail: fmt.Sprintf("thread %v of block %v did not arrive at the barrier: it ran on to line %d and exited while others wait",
-			t.ThreadIdx, b.idx, line),
-		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit", Site: fmt.Sprintf("line %d", line)},
+			t.ThreadIdx, b.idx, p.line),
+		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit", Site: p.site.String()},
 		Previous: threadAccess(b.bar.first, barNames[b.bar.kind], s)})
 }
 

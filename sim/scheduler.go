@@ -82,6 +82,9 @@ type block struct {
 	// function on the stack (detection): its own line, and the line that
 	// called the helper it sits in, and so on out to the kernel.
 	barChain []pastOp
+	// lastChain is barChain of the barrier the block passed last: where
+	// every live thread's last barrier stands.
+	lastChain []pastOp
 }
 
 // worker runs blocks one after another (or a few at once, when threads spin
@@ -404,6 +407,7 @@ func (w *worker) resetBlock(b *block, i int) {
 	b.bar = barrierState{}
 	b.phase = 0
 	b.exitedNow = b.exitedNow[:0]
+	b.lastChain = b.lastChain[:0]
 	b.staticB = 0
 	b.declared = 0
 	for k := range b.static {

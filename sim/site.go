@@ -177,7 +177,7 @@ func (c *siteCache) kernelChain(dst []pastOp) []pastOp {
 			break
 		}
 		if !e.internal {
-			dst = append(dst, pastOp{e.fn, e.line})
+			dst = append(dst, pastOp{e.fn, e.line, e.site})
 		}
 	}
 	return dst
