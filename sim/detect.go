@@ -453,7 +453,7 @@ func lineIn(chain []pastOp, fn int32) (int32, bool) {
 }
 
 // passedBy reports t exiting, after running on to kernel line p, while others
-// block b wait at the barrier at site s.
+// of block b wait at the barrier at site s.
 //
 //go:noinline
 func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
