@@ -552,6 +552,10 @@ func (w *worker) deadlock() {
 	if w.l.opts.warpModel == Lockstep {
 		f.Detail += " (lockstep warp model)"
 	}
+	if waiting := w.l.nblocks - int(min(w.l.nextBlock.Load(), int64(w.l.nblocks))); waiting > 0 {
+		f.Detail += fmt.Sprintf("; %d of the grid's %d blocks never started (at most %d resident, by threads and blocks per SM)",
+			waiting, w.l.nblocks, w.l.resident)
+	}
 	w.l.addFinding(f)
 	w.abort()
 }

@@ -2228,6 +2228,9 @@ func TestDeadlockGridSyncMoreBlocksThanResident(t *testing.T) {
 	if spin != 40 || arrive.ToHost()[0] != 40 {
 		t.Fatalf("%d spinning at %s (want 40), arrive = %d:\n%v", spin, at(t, "gsyncSpin"), arrive.ToHost()[0], r)
 	}
+	if !strings.Contains(f.Detail, "1 of the grid's 41 blocks never started") {
+		t.Errorf("the deadlock should name the block that never started: %q", f.Detail)
+	}
 }
 
 // ---------------------------------------------------------------------------
