@@ -2568,7 +2568,7 @@ func TestRaceVolatilePollManyFlags(t *testing.T) {
 	dev := sim.NewDevice(sim.H100)
 	flags := zeroed[int32](t, dev, "flags", producers+1)
 	var abandon atomic.Bool
-	r, ok := launchWithin(t, dev, lin(producers+1, 32), 500*time.Millisecond, &abandon, func(t *sim.Thread) {
+	r, ok := launchWithin(t, dev, lin(producers+1, 32), hangLimit, &abandon, func(t *sim.Thread) {
 		if t.ThreadIdx.X != 0 {
 			return
 		}
@@ -2754,6 +2754,11 @@ func TestDeadlockLockHeldAcrossBarrier(t *testing.T) {
 // warp-cooperative polling: the whole warp polls with __any_sync around an
 // atomic read. The collective completes on every round, but nothing changes.
 
+// hangLimit is how long a launch may take before a test calls it a hang: far
+// above the tens of milliseconds these launches take, so that a slow machine
+// or the race detector does not turn into a failure.
+const hangLimit = 10 * time.Second
+
 func launchWithin(t *testing.T, dev *sim.Device, cfg sim.Config, limit time.Duration, abandon *atomic.Bool, k sim.Kernel) (*sim.Report, bool) {
 	t.Helper()
 	done := make(chan error, 1)
@@ -2802,7 +2807,7 @@ func TestNoRaceWarpCooperativePolling(t *testing.T) {
 	out := zeroed[int32](t, dev, "out", 32)
 	flag := zeroed[uint32](t, dev, "flag", 1)
 	var abandon atomic.Bool
-	r, ok := launchWithin(t, dev, lin(2, 32), 500*time.Millisecond, &abandon, warpPoll(data, out, flag, &abandon, true))
+	r, ok := launchWithin(t, dev, lin(2, 32), hangLimit, &abandon, warpPoll(data, out, flag, &abandon, true))
 	if !ok {
 		t.Fatal("a warp polling with __any_sync never lets the producer block in: each completed collective counts as progress, so the spin rounds never reach the admission (or deadlock) threshold, and the launch hangs (the test told the kernel to give up)")
 	}
@@ -2820,7 +2825,7 @@ func TestDeadlockWarpCooperativePollingNeverSet(t *testing.T) {
 	out := zeroed[int32](t, dev, "out", 32)
 	flag := zeroed[uint32](t, dev, "flag", 1)
 	var abandon atomic.Bool
-	r, ok := launchWithin(t, dev, lin(2, 32), 500*time.Millisecond, &abandon, warpPoll(data, out, flag, &abandon, false))
+	r, ok := launchWithin(t, dev, lin(2, 32), hangLimit, &abandon, warpPoll(data, out, flag, &abandon, false))
 	if !ok {
 		t.Fatal("livelock of a warp polling with __any_sync is never reported (each completed collective counts as progress); the launch hangs until the test tells the kernel to give up")
 	}
