@@ -54,7 +54,25 @@ type coro struct {
 	stop  func()
 	yield func(*Thread) bool
 	dead  bool
+	// w is the worker the coroutine runs threads for; coroutines outlive
+	// workers in idlePool.
+	w *worker
+	// idle is set while the coroutine waits between runs of threads (at
+	// the top of its loop), the only place it can move to another worker.
+	idle bool
 }
+
+// idlePool keeps coroutines between launches, process-wide: creating a
+// goroutine per coroutine per launch cost more than the short launches
+// the tests make by the thousand, and under the race detector, whose
+// per-goroutine state grows with every goroutine ever created, it took
+// gigabytes. At most maxIdle wait here; the rest are stopped.
+var idlePool struct {
+	sync.Mutex
+	coros []*coro
+}
+
+const maxIdle = 2048
 
 // block is a resident block: its threads, warps, barrier and shared memory.
 // Blocks are recycled within a worker.
@@ -121,13 +139,27 @@ const (
 )
 
 func (w *worker) newCoro() *coro {
-	c := &coro{}
+	idlePool.Lock()
+	if n := len(idlePool.coros); n > 0 {
+		c := idlePool.coros[n-1]
+		idlePool.coros = idlePool.coros[:n-1]
+		idlePool.Unlock()
+		c.w = w
+		w.all = append(w.all, c)
+		return c
+	}
+	idlePool.Unlock()
+	c := &coro{w: w}
 	c.next, c.stop = iter.Pull(func(yield func(*Thread) bool) {
 		c.yield = yield
-		for w.runThreads(c) {
+		for c.w.runThreads(c) {
 			// A thread ended in a panic or abort, or none was left to
-			// start: hand control back, then look again.
-			if !yield(nil) {
+			// start: hand control back, then look again (perhaps for
+			// another launch's worker).
+			c.idle = true
+			ok := yield(nil)
+			c.idle = false
+			if !ok {
 				return
 			}
 		}
@@ -497,14 +529,28 @@ func (w *worker) retire(b *block) {
 	}
 }
 
-// shutdown stops every coroutine, unwinding kernels still suspended after
-// an abort or a deadlock.
+// shutdown stops every coroutine that still holds a thread, unwinding
+// kernels suspended after an abort or a deadlock, and returns the idle ones
+// to idlePool.
 func (w *worker) shutdown() {
+	var keep []*coro
 	for _, c := range w.all {
-		if !c.dead {
+		switch {
+		case c.dead:
+		case c.idle:
+			c.w = nil
+			keep = append(keep, c)
+		default:
 			c.stop()
 			c.dead = true
 		}
+	}
+	idlePool.Lock()
+	n := min(len(keep), maxIdle-len(idlePool.coros))
+	idlePool.coros = append(idlePool.coros, keep[:max(n, 0)]...)
+	idlePool.Unlock()
+	for _, c := range keep[max(n, 0):] {
+		c.stop()
 	}
 	w.all = nil
 	w.pool = nil
