@@ -29,14 +29,7 @@ func launchOn(t *testing.T, dev *sim.Device, grid, block int, opts sim.Options, 
 
 func mustF64(t *testing.T, dev *sim.Device, name string, n int) *sim.Buffer[float64] {
 	t.Helper()
-	b, err := sim.Alloc[float64](dev, name, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Memset(0); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return zeroed[float64](t, dev, name, n)
 }
 
 func TestRaceAddOne(t *testing.T) {
