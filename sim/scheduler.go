@@ -471,8 +471,7 @@ func (w *worker) resetBlock(b *block, i int) {
 func (w *worker) startThread(b *block, k int) *Thread {
 	t := &b.threads[k]
 	t.BlockIdx = b.idx
-	t.gid = b.gidBase + uint32(k)
-	t.state = stUnstarted
+	t.gid = b.gidBase + uint32(k) // state: runThreads sets stRunning next
 	t.budget = b.budget
 	t.ops = defaultBudget
 	t.watch = 0
