@@ -44,10 +44,16 @@
 // thread that has exited counts as arrived, as on every GPU since Volta.
 // Threads waiting at different SyncThreads call sites are barrier divergence.
 // With detection on, a thread that exits while others wait, having executed
-// lines of the kernel function that come after the waited-at barrier's line,
-// passed the barrier by and is reported too: that tells
-// `if (tid < 16) __syncthreads(); x[tid] = 1;` (reported) from the guard
-// `if (i >= n) return;` ahead of a barrier (not reported).
+// since its last barrier lines that come after the waited-at barrier's place
+// (its line, or the line calling the helper function it sits in), passed
+// the barrier by and is reported too, when the barrier is released: that
+// tells `if (tid < 16) __syncthreads(); x[tid] = 1;` (reported) from the
+// guard `if (i >= n) return;` ahead of a barrier (not reported). In a loop
+// of barriers, a thread that leaves at the bottom of an iteration is
+// reported only if lanes of its own warp wait at the barrier (per-thread
+// trip counts are; a whole warp retiring is not). A barrier also passes on
+// what any waiting thread acquired through atomics and fences, so the rest
+// of the block may read what a leader thread's acquire made visible.
 //
 // # Warps
 //
