@@ -117,6 +117,19 @@ func BenchmarkVectorAdd(b *testing.B) {
 			b.ReportMetric(per*float64(s.n)/measure(func() { s.launch(b, off) }), "x-detect-off")
 		})
 	})
+	b.Run("profile", func(b *testing.B) {
+		// The profiler (memory statistics per line, coalescing, bank
+		// conflicts) with detection off: what `gpusim run` pays by default.
+		withProcs(1, func() {
+			for b.Loop() {
+				var p sim.Profile
+				s.launch(b, off.WithProfile(&p))
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(s.n)
+			b.ReportMetric(per, "ns/thread")
+			b.ReportMetric(per*float64(s.n)/measure(func() { s.launch(b, off) }), "x-profile-off")
+		})
+	})
 	b.Run("parallel", func(b *testing.B) {
 		if runtime.NumCPU() < 2 {
 			b.Skip("needs 2 CPUs")

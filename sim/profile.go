@@ -218,6 +218,10 @@ type profWorker struct {
 	trace   []TraceEvent
 	tblocks int
 	free    []*request
+	// last is the block of the last lookup: consecutive accesses come from
+	// one block, so most lookups skip the map.
+	lastB  *block
+	lastPB *profBlock
 }
 
 type lineKey struct {
@@ -243,6 +247,12 @@ type atomicKey struct {
 type profBlock struct {
 	seqs  map[seqKey]*laneSeq
 	warps []warpTrace // nil when the block is not traced
+	// recent is a small direct-mapped cache in front of seqs: a warp's
+	// lanes go through the same few lines in turn.
+	recent [16]struct {
+		k   seqKey
+		seq *laneSeq
+	}
 }
 
 // seqKey names a warp's access sequence at one line and op, packed in a
@@ -286,6 +296,9 @@ func (w *worker) pstate() *profWorker {
 }
 
 func (p *profWorker) block(w *worker, b *block) *profBlock {
+	if b == p.lastB {
+		return p.lastPB
+	}
 	pb := p.blocks[b]
 	if pb == nil {
 		pb = &profBlock{seqs: map[seqKey]*laneSeq{}}
@@ -297,6 +310,7 @@ func (p *profWorker) block(w *worker, b *block) *profBlock {
 		}
 		p.blocks[b] = pb
 	}
+	p.lastB, p.lastPB = b, pb
 	return pb
 }
 
@@ -313,10 +327,14 @@ func (w *worker) profAccess(t *Thread, m *mem, i int, kind accKind, s site) {
 	pb := p.block(w, t.blk)
 	pb.event(t, p.clock)
 	k := makeSeqKey(t.warp, s, op)
-	seq := pb.seqs[k]
-	if seq == nil {
-		seq = &laneSeq{}
-		pb.seqs[k] = seq
+	e := &pb.recent[(k^k>>29^k>>8)&15]
+	seq := e.seq
+	if seq == nil || e.k != k {
+		if seq = pb.seqs[k]; seq == nil {
+			seq = &laneSeq{}
+			pb.seqs[k] = seq
+		}
+		e.k, e.seq = k, seq
 	}
 	n := int(seq.n[t.lane])
 	seq.n[t.lane]++
@@ -447,6 +465,9 @@ func (w *worker) profRetire(b *block) {
 	if pb := p.blocks[b]; pb != nil {
 		p.flush(pb)
 		delete(p.blocks, b)
+	}
+	if p.lastB == b {
+		p.lastB, p.lastPB = nil, nil
 	}
 }
 

@@ -189,8 +189,16 @@ func (c *siteCache) kernelChain(dst []pastOp) []pastOp {
 // AtomicAdd) into the kernel, one of them is the kernel's line. Anything else
 // counts as a slow lookup and walks the stack.
 func (c *siteCache) entrySite(pc0, pc1 uintptr) *pcClass {
-	if e := &c.entries[(pc0^pc0>>9)&511]; e.pc == pc0 && !e.internal {
-		return e // the usual case, kept small enough to inline
+	// The usual cases, both cache hits: pc0 is the kernel's line (the entry
+	// point's caller, SyncThreads say, was inlined into the kernel), or pc0
+	// is sim's (Load, which the inliner never takes) and pc1 the kernel's.
+	if e := &c.entries[(pc0^pc0>>9)&511]; e.pc == pc0 {
+		if !e.internal {
+			return e
+		}
+		if e := &c.entries[(pc1^pc1>>9)&511]; e.pc == pc1 && !e.internal && !e.boundary {
+			return e
+		}
 	}
 	return c.entrySiteMiss(pc0, pc1)
 }
