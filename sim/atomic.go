@@ -155,6 +155,6 @@ func (t *Thread) fence(blockScope bool) {
 		t.yield()
 	}
 	if w.l.detect {
-		t.x.hb.fence(blockScope)
+		t.x.hb.fence(blockScope, t.blk.linear, w.l.tpb)
 	}
 }

@@ -110,15 +110,48 @@ func (v *vclock) join(o *vclock) {
 	}
 }
 
-func (h *hbState) fence(blockScope bool) {
+// fence applies a fence to the thread's knowledge: it makes the next atomic
+// a release, and turns what earlier atomics read into acquired knowledge.
+// A block-scope fence acquires only what threads of the thread's own block
+// released (PTX: a fence.cta does not synchronise with another CTA's
+// release); knowledge from other blocks waits for a device-scope fence.
+func (h *hbState) fence(blockScope bool, blk, tpb int) {
 	h.clock++
 	h.fenced = true
 	h.blockFence = blockScope
-	if h.pend != nil {
-		if h.vc == nil {
-			h.vc = newVClock()
-		}
+	if h.pend == nil {
+		return
+	}
+	if h.vc == nil {
+		h.vc = newVClock()
+	}
+	if !blockScope {
 		h.vc.join(h.pend)
+		h.pend = nil
+		return
+	}
+	rest := false
+	for gid, c := range h.pend.threads {
+		if int(gid-1)/tpb != blk {
+			rest = true
+			continue
+		}
+		if c > h.vc.threads[gid] {
+			h.vc.threads[gid] = c
+		}
+		delete(h.pend.threads, gid)
+	}
+	for b, p := range h.pend.blocks {
+		if b != blk {
+			rest = true
+			continue
+		}
+		if p > h.vc.blocks[b] {
+			h.vc.blocks[b] = p
+		}
+		delete(h.pend.blocks, b)
+	}
+	if !rest {
 		h.pend = nil
 	}
 }
