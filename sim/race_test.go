@@ -16,15 +16,7 @@ func launch(t *testing.T, grid, block int, opts sim.Options, k sim.Kernel) *sim.
 
 func launchOn(t *testing.T, dev *sim.Device, grid, block int, opts sim.Options, k sim.Kernel) *sim.Report {
 	t.Helper()
-	err := dev.Launch(sim.Config{Grid: sim.Dim(grid), Block: sim.Dim(block), Options: opts}, k)
-	if err == nil {
-		return nil
-	}
-	r, ok := err.(*sim.Report)
-	if !ok {
-		t.Fatalf("launch refused: %v", err)
-	}
-	return r
+	return exec(t, dev, sim.Config{Grid: sim.Dim(grid), Block: sim.Dim(block), Options: opts}, k)
 }
 
 func mustF64(t *testing.T, dev *sim.Device, name string, n int) *sim.Buffer[float64] {
