@@ -29,7 +29,11 @@
 // through Load, Store and the Atomic functions, which take the calling thread:
 // every access is bounds-checked (negative indices too) and, with detection
 // on, checked for races and uninitialised reads. A newly allocated buffer and
-// a new block's shared memory read as zero but count as uninitialised.
+// a new block's shared memory read as zero but count as uninitialised. An
+// element is reported at its first uninitialised read only: the report marks
+// it initialised, for later reads and later launches alike. A launch with
+// detection off tracks no writes, so after it every global element counts as
+// initialised.
 //
 // Accesses are sequentially consistent in the simulator: a Load sees the last
 // Store in schedule order. Hardware is weaker; the race detector is what
