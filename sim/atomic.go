@@ -156,5 +156,8 @@ func (t *Thread) fence(blockScope bool) {
 	}
 	if w.l.detect {
 		t.x.hb.fence(blockScope, t.blk.linear, w.l.tpb)
+		if t.x.hb.vc != nil {
+			t.blk.acquired = true // the block's barriers have knowledge to share
+		}
 	}
 }

@@ -144,7 +144,9 @@ func (w *worker) releaseBarrier(b *block) {
 	first := len(w.runq)
 	if w.l.detect {
 		w.checkExitedPast(b)
-		shareAcquired(b)
+		if b.acquired {
+			shareAcquired(b)
+		}
 		b.lastChain = append(b.lastChain[:0], b.barChain...)
 	}
 	for k := range b.threads {

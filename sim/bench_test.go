@@ -175,6 +175,19 @@ func reduceSumSeed(in, out *sim.Buffer[float32], n int) sim.Kernel {
 	}
 }
 
+// benchDetect times run with detection on, per thread, and reports the
+// ratio to detection off (the options off) measured in the same run.
+func benchDetect(b *testing.B, nthreads float64, run func(*testing.B, sim.Options), off sim.Options) {
+	withProcs(1, func() {
+		for b.Loop() {
+			run(b, sim.Options{})
+		}
+		per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		b.ReportMetric(per/nthreads, "ns/thread")
+		b.ReportMetric(per/measure(func() { run(b, off) }), "x-detect-off")
+	})
+}
+
 // barriersOnly is the switch-cost floor: k barriers and nothing else.
 func barriersOnly(k int) sim.Kernel {
 	return func(t *sim.Thread) {
@@ -230,16 +243,7 @@ func BenchmarkReduceSum(b *testing.B) {
 			b.ReportMetric(per/measure(floor), "x-floor")
 		})
 	})
-	b.Run("detect", func(b *testing.B) {
-		withProcs(1, func() {
-			for b.Loop() {
-				run(b, sim.Options{})
-			}
-			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			b.ReportMetric(per/nthreads, "ns/thread")
-			b.ReportMetric(per/measure(func() { run(b, off) }), "x-detect-off")
-		})
-	})
+	b.Run("detect", func(b *testing.B) { benchDetect(b, nthreads, run, off) })
 	b.Run("parallel", func(b *testing.B) {
 		if runtime.NumCPU() < 2 {
 			b.Skip("needs 2 CPUs")
@@ -327,14 +331,5 @@ func BenchmarkMatmulTiled(b *testing.B) {
 			b.ReportMetric(per/measure(floor), "x-floor")
 		})
 	})
-	b.Run("detect", func(b *testing.B) {
-		withProcs(1, func() {
-			for b.Loop() {
-				run(b, sim.Options{})
-			}
-			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			b.ReportMetric(per/nthreads, "ns/thread")
-			b.ReportMetric(per/measure(func() { run(b, off) }), "x-detect-off")
-		})
-	})
+	b.Run("detect", func(b *testing.B) { benchDetect(b, nthreads, run, off) })
 }

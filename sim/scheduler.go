@@ -89,6 +89,9 @@ type block struct {
 	staticB  int
 	declared int // static arrays declared in this block so far
 	budget   int // initial access budget of its threads
+	// acquired is set once a thread of the block has acquired knowledge
+	// through atomics and a fence: until then barriers have none to share.
+	acquired bool
 	// phase counts the barriers the block has passed. It is every live
 	// thread's barrier phase too: a barrier is released only when all live
 	// threads wait at it.
@@ -440,6 +443,7 @@ func (w *worker) resetBlock(b *block, i int) {
 	b.live = len(b.threads)
 	b.bar = barrierState{}
 	b.phase = 0
+	b.acquired = false
 	b.exitedNow = b.exitedNow[:0]
 	b.lastChain = b.lastChain[:0]
 	b.staticB = 0
