@@ -127,28 +127,17 @@ func (s site) info() siteInfo {
 func (s site) String() string { return s.info().String() }
 
 // siteCache is a per-worker direct-mapped cache in front of the site table,
-// so that a hot access site costs a frame walk and one or two array probes.
+// so that a hot access site costs two frame-pointer reads and one or two
+// array probes.
 type siteCache struct {
 	entries [512]pcClass
 	slow    int64   // lookups that took a slow path (see Counters.SlowSites)
 	slowRes pcClass // the last slowCaller result, which callerSkip points to
 }
 
-func (c *siteCache) lookup(pc uintptr) pcClass {
-	e := &c.entries[(pc^pc>>9)&511]
-	if e.pc == pc {
-		return *e
-	}
-	*e = classify(pc)
-	return *e
-}
-
 // callerSite returns the site of the kernel line that (directly or through
 // sim helpers) called the function that calls callerSite.
 func (c *siteCache) callerSite() site { return c.callerSkip(1, 1).site }
-
-// caller returns the classified kernel frame that called into sim.
-func (c *siteCache) caller() pcClass { return *c.callerSkip(1, 1) }
 
 // probe returns the cache entry for pc, classifying it on a miss.
 func (c *siteCache) probe(pc uintptr) *pcClass {
