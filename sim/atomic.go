@@ -155,7 +155,7 @@ func (t *Thread) fence(blockScope bool) {
 		t.yield()
 	}
 	if w.l.detect {
-		t.x.hb.fence(blockScope, t.blk.linear, w.l.tpb)
+		t.x.hb.fence(blockScope, t.blk.linear, w.l.tpb, w.l.gidBase)
 		if t.x.hb.vc != nil {
 			t.blk.acquired = true // the block's barriers have knowledge to share
 		}

@@ -164,7 +164,7 @@ func (w *worker) releaseBarrier(b *block) {
 		q := w.runq[first:]
 		w.rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
 	}
-	b.exitedNow = b.exitedNow[:0]
+	b.exitedPast = 0
 	*bar = barrierState{}
 	// Not progress for the spin rounds: a loop that polls memory nobody
 	// changes and meets at a barrier each time round is a livelock.

@@ -52,6 +52,7 @@ type hbState struct {
 	fenced, blockFence bool             // a fence since the last atomic: the next atomic releases
 	vc, pend           *vclock          // acquired knowledge; acquired but not yet fenced
 	past               []pastOp         // kernel lines executed since the last barrier
+	exitPhase          uint32           // barrier phase + 1 in which the thread exited with a past; 0 if not
 }
 
 // pastOp is a kernel line a thread ran: its function, line and site.
@@ -66,6 +67,7 @@ func (h *hbState) reset() {
 	h.fenced, h.blockFence = false, false
 	h.vc, h.pend = nil, nil
 	h.past = h.past[:0]
+	h.exitPhase = 0
 }
 
 func (h *hbState) notePast(fn, line int32, s site) {
@@ -115,7 +117,7 @@ func (v *vclock) join(o *vclock) {
 // A block-scope fence acquires only what threads of the thread's own block
 // released (PTX: a fence.cta does not synchronise with another CTA's
 // release); knowledge from other blocks waits for a device-scope fence.
-func (h *hbState) fence(blockScope bool, blk, tpb int) {
+func (h *hbState) fence(blockScope bool, blk, tpb int, gidBase uint32) {
 	h.clock++
 	h.fenced = true
 	h.blockFence = blockScope
@@ -132,7 +134,7 @@ func (h *hbState) fence(blockScope bool, blk, tpb int) {
 	}
 	rest := false
 	for gid, c := range h.pend.threads {
-		if int(gid-1)/tpb != blk {
+		if int(gid-gidBase)/tpb != blk {
 			rest = true
 			continue
 		}
@@ -211,17 +213,15 @@ func (t *Thread) syncAtomic(m *mem, i int) {
 	}
 }
 
-// ordered reports whether access a happens before the current access of t.
-func (t *Thread) ordered(a *access) bool {
-	var v hbView
-	t.view(&v)
-	return v.ordered(a)
-}
-
 // hbView is what the happens-before test needs of the current thread,
 // loaded once per checked access: check and checkReads test up to three
 // recorded accesses against it.
 type hbView struct {
+	// floor is the lowest gid whose records are of the current epoch: the
+	// launch's first thread for global memory, the block's for shared
+	// memory (whose records from the block that last used the array are
+	// stale). Lower ones, and the host's 0, come before the access.
+	floor   uint32
 	base    uint32 // gid of thread 0 of the thread's block
 	n       uint32 // threads per block
 	tid     uint32 // the thread's index in its block
@@ -236,33 +236,30 @@ type hbView struct {
 // and copied, the same stall as described at access).
 func (t *Thread) view(v *hbView) {
 	h := &t.x.hb
-	v.base, v.n, v.tid, v.warp = t.blk.gidBase, uint32(len(t.blk.threads)), uint32(t.tid), uint32(t.warp)
+	v.floor, v.base, v.n, v.tid, v.warp = t.w.l.gidBase, t.blk.gidBase, uint32(len(t.blk.threads)), uint32(t.tid), uint32(t.warp)
 	v.phase, v.atomics, v.known, v.t = uint16(t.blk.phase), h.vc != nil, &h.known, t
 }
 
-// ordered reports whether a happens before the current access: a is the
-// thread's own, or of its block in an earlier barrier phase, or of its warp
-// before a warp synchronisation the thread took part in; otherwise what
-// the thread acquired through atomics decides. Gids of a block are
-// consecutive, so "same block" is a subtraction; the division by the block
-// size it replaced was a third of detection's time on shared-memory kernels.
-func (v *hbView) ordered(a *access) bool {
-	return v.orderedInBlock(a) || v.orderedOtherwise(a)
-}
-
-// orderedInBlock is ordered's test against the block's own synchronisation,
-// small enough to be inlined: check writes ordered out at its call sites as
-// `v.orderedInBlock(a) || v.orderedOtherwise(a)`.
+// orderedInBlock and orderedOtherwise together decide whether a happens
+// before the current access (callers write `v.orderedInBlock(a) ||
+// v.orderedOtherwise(a)`, so that the first is inlined and the second runs
+// only when it fails): a is the thread's own, or of its block in an earlier
+// barrier phase, or of its warp before a warp synchronisation the thread
+// took part in; otherwise what the thread acquired through atomics decides.
+// Gids of a block are consecutive, so "same block" is a subtraction; the
+// division by the block size it replaced was a third of detection's time on
+// shared-memory kernels.
 func (v *hbView) orderedInBlock(a *access) bool {
 	ut := a.gid - v.base
 	return ut < v.n && (ut == v.tid || v.phase != uint16(a.when) ||
 		ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-uint16(a.when>>16)) > 0)
 }
 
-// orderedOtherwise is ordered beyond the block's own synchronisation: host
-// writes (gid 0) come first, and atomics may have carried knowledge.
+// orderedOtherwise looks beyond the block's own synchronisation: records
+// of an earlier epoch (see floor) come first, and atomics may have carried
+// knowledge.
 func (v *hbView) orderedOtherwise(a *access) bool {
-	return a.gid == 0 || v.atomics && v.t.orderedByAtomics(a)
+	return a.gid < v.floor || v.atomics && v.t.orderedByAtomics(a)
 }
 
 // orderedByAtomics is ordered's test against the knowledge t acquired
@@ -275,7 +272,7 @@ func (t *Thread) orderedByAtomics(a *access) bool {
 	if c, ok := vc.threads[a.gid]; ok && c > a.clock {
 		return true
 	}
-	ublk := int(a.gid-1) / t.w.l.tpb
+	ublk := int(a.gid-t.w.l.gidBase) / t.w.l.tpb
 	if p, ok := vc.blocks[ublk]; ok && int16(uint16(p)-a.phase()) > 0 {
 		return true
 	}
@@ -297,10 +294,8 @@ func opOf(a *access, plainRead bool) string {
 // check runs the race and uninitialised-read detectors for one access at
 // kernel line cls.
 func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
-	w := t.w
-	l := w.l
-	if m.space == GlobalSpace {
-		m.freshPage(i, l.gen)
+	if m.shadow == nil {
+		m.shadow = make([]cell, m.n)
 	}
 	site := cls.site
 	t.x.hb.notePast(cls.fn, cls.line, site)
@@ -308,24 +303,27 @@ func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
 	c := &m.shadow[i]
 	var v hbView
 	t.view(&v)
+	if m.space == SharedSpace {
+		v.floor = v.base
+	}
 	if kind != accWrite && !m.isInit(i) {
 		t.uninitRead(m, i, kind, site)
 	}
 	switch kind {
 	case accRead:
-		if c.w.gid != 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
+		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		switch {
-		case c.r[0].gid == 0 || c.r[0].gid == t.gid || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
+		case c.r[0].gid < v.floor || c.r[0].gid == t.gid || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
 			c.r[0] = me
-		case c.r[1].gid == 0 || c.r[1].gid == t.gid || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
+		case c.r[1].gid < v.floor || c.r[1].gid == t.gid || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
 			c.r[1] = me
 		default:
 			c.r[0], c.r[1] = c.r[1], me
 		}
 	case accWrite:
-		if c.w.gid != 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
+		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		t.checkReads(m, i, kind, site, c, &v)
@@ -333,7 +331,7 @@ func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
 		m.setInit(i)
 	case accAtomic:
 		me.site |= atomicBit
-		if c.w.gid != 0 && c.w.site&atomicBit == 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
+		if c.w.gid >= v.floor && c.w.site&atomicBit == 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		t.checkReads(m, i, kind, site, c, &v)
@@ -356,7 +354,7 @@ func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
 // checkReads reports the recorded reads that a write does not come after.
 func (t *Thread) checkReads(m *mem, i int, kind accKind, s site, c *cell, v *hbView) {
 	for k := range c.r {
-		if r := &c.r[k]; r.gid != 0 && !v.orderedInBlock(r) && !v.orderedOtherwise(r) {
+		if r := &c.r[k]; r.gid >= v.floor && !v.orderedInBlock(r) && !v.orderedOtherwise(r) {
 			t.race(m, i, kind, s, r, true)
 			return
 		}
@@ -368,25 +366,6 @@ func (t *Thread) race(m *mem, i int, kind accKind, s site, prev *access, prevRea
 	l.addFinding(Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
 		Current:  threadAccess(t, opNames[kind], s),
 		Previous: l.accessOf(prev.gid, opOf(prev, prevRead), site(prev.site&^atomicBit))})
-}
-
-// shadowPage is the number of elements whose records are cleared together
-// the first time a launch touches them.
-const shadowPage = 1024
-
-// freshPage makes sure the records of element i's page belong to launch gen,
-// allocating the shadow on first use and clearing records of older launches.
-func (m *mem) freshPage(i int, gen uint64) {
-	p := i / shadowPage
-	if m.shadow == nil {
-		m.shadow = make([]cell, m.n)
-		m.pageGen = make([]uint64, (m.n+shadowPage-1)/shadowPage)
-	}
-	if m.pageGen[p] != gen {
-		lo := p * shadowPage
-		clear(m.shadow[lo:min(lo+shadowPage, m.n)])
-		m.pageGen[p] = gen
-	}
 }
 
 // warpSync orders the accesses of the lanes in mask before everything they
@@ -419,19 +398,23 @@ func (w *worker) exitCheck(t *Thread) {
 		return
 	}
 	// The exited thread's past stays as it is until its slot is prepared
-	// for the next block, after exitedNow has been cleared: no copy.
-	// They are checked when the barrier the others meet at is released.
-	b.exitedNow = append(b.exitedNow, exitInfo{t: t, past: t.x.hb.past})
+	// for the next block. It is checked when the barrier the others meet
+	// at is released; until then the thread is marked with its phase (a
+	// list of exited threads cost a third of thread exit).
+	t.x.hb.exitPhase = b.phase + 1
+	b.exitedPast++
 }
 
-type exitInfo struct {
-	t    *Thread
-	past []pastOp
-}
-
+// checkExitedPast checks the threads that exited in the barrier phase now
+// ending, having run kernel lines since their last barrier.
 func (w *worker) checkExitedPast(b *block) {
-	for _, e := range b.exitedNow {
-		w.checkPast(b, e)
+	if b.exitedPast == 0 {
+		return
+	}
+	for k := range b.threads[:b.started] {
+		if t := &b.threads[k]; t.state == stDone && t.x.hb.exitPhase == b.phase+1 {
+			w.checkPast(b, t)
+		}
 	}
 }
 
@@ -446,16 +429,16 @@ func (w *worker) checkExitedPast(b *block) {
 // warp wait at that barrier, as when a per-thread trip count ends a loop of
 // barriers early for some lanes (synccheck's divergent-warp case). Runs
 // when the barrier is released, when the waiting set is known.
-func (w *worker) checkPast(b *block, e exitInfo) {
-	for _, p := range e.past {
+func (w *worker) checkPast(b *block, t *Thread) {
+	for _, p := range t.x.hb.past {
 		for _, c := range b.barChain {
 			if p.fn != c.fn || p.line <= c.line {
 				continue
 			}
-			if last, ok := lineIn(b.lastChain, c.fn); ok && last >= c.line && p.line > last && !warpWaits(b, e.t) {
+			if last, ok := lineIn(b.lastChain, c.fn); ok && last >= c.line && p.line > last && !warpWaits(b, t) {
 				continue
 			}
-			w.passedBy(b, e.t, p, b.bar.site)
+			w.passedBy(b, t, p, b.bar.site)
 			return
 		}
 	}

@@ -14,8 +14,31 @@ type Device struct {
 	buffers   []*mem // every live buffer, for per-launch shadow resets
 	allocated int64
 	nextID    int32
-	launches  uint64 // launch generation, starts at 1 for the first launch
+	launches  uint64 // launches made so far
 	totals    Counters
+	// nextGid is the first thread id of the next launch. Thread ids run on
+	// from launch to launch, so that a shadow record whose id is below the
+	// current launch's first is known to be older than the launch (ordered
+	// before it) without clearing any shadow memory between launches.
+	nextGid uint32
+}
+
+// takeGids reserves n thread ids for a launch and returns the first. When
+// the 32-bit ids would wrap, every buffer's shadow records are dropped (they
+// belong to earlier launches) and numbering starts again at 1; id 0 stands
+// for the host.
+func (d *Device) takeGids(n int) uint32 {
+	if d.nextGid == 0 || uint64(d.nextGid)+uint64(n) >= 1<<32 {
+		d.mu.Lock()
+		for _, m := range d.buffers {
+			m.shadow = nil
+		}
+		d.mu.Unlock()
+		d.nextGid = 1
+	}
+	first := d.nextGid
+	d.nextGid += uint32(n)
+	return first
 }
 
 // NewDevice returns a device of the given model with no memory allocated.

@@ -115,11 +115,12 @@ func (d *Device) Launch(cfg Config, k Kernel) error {
 	l := &launch{
 		dev: d, kernel: k, opts: cfg.Options,
 		grid: cfg.Grid.norm(), block: cfg.Block.norm(),
-		dynSh: cfg.SharedBytes, gen: d.launches, detect: !cfg.Options.noDetect,
+		dynSh: cfg.SharedBytes, detect: !cfg.Options.noDetect,
 		spec: &d.spec, prof: cfg.Options.profile,
 	}
 	l.tpb = l.block.Size()
 	l.nblocks = l.grid.Size()
+	l.gidBase = d.takeGids(l.nblocks * l.tpb)
 	l.resident = d.spec.SMs * maxBlocksPerSM(&d.spec, l.tpb)
 	start := time.Now()
 	l.run()

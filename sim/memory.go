@@ -44,8 +44,10 @@ type mem struct {
 	init    []uint64
 	initAll bool
 
-	shadow  []cell   // race records, allocated on first checked access
-	pageGen []uint64 // per shadowPage: the launch generation its records belong to
+	// shadow holds race records, allocated on first checked access. It is
+	// never cleared between launches: records of earlier launches are told
+	// apart by their thread ids (see Device.nextGid).
+	shadow []cell
 }
 
 func (m *mem) setInit(i int) { m.init[i>>6] |= 1 << (uint(i) & 63) }

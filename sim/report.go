@@ -234,10 +234,10 @@ func threadAccess(t *Thread, op string, s site) Access {
 
 // accessOf describes a recorded access by global thread id.
 func (l *launch) accessOf(gid uint32, op string, s site) Access {
-	if gid == 0 {
+	if gid < l.gidBase {
 		return Access{Host: true, Op: op}
 	}
-	g := int(gid - 1)
+	g := int(gid - l.gidBase)
 	return Access{Block: l.grid.unlinear(g / l.tpb), Thread: l.block.unlinear(g % l.tpb), Op: op, Site: s.String()}
 }
 

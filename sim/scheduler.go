@@ -28,7 +28,7 @@ type launch struct {
 	tpb     int // threads per block
 	nblocks int
 	dynSh   int
-	gen     uint64
+	gidBase uint32 // thread id of the grid's first thread
 	detect  bool
 	spec    *Spec
 
@@ -95,10 +95,10 @@ type block struct {
 	// phase counts the barriers the block has passed. It is every live
 	// thread's barrier phase too: a barrier is released only when all live
 	// threads wait at it.
-	phase     uint32
-	gidBase   uint32 // gid of thread 0
-	dynamic   sharedArray
-	exitedNow []exitInfo // threads that exited in the current barrier phase (detection)
+	phase      uint32
+	gidBase    uint32 // gid of thread 0
+	dynamic    sharedArray
+	exitedPast int // threads that exited in the current barrier phase with a past (detection)
 	// barChain is where the barrier being waited at stands in each kernel
 	// function on the stack (detection): its own line, and the line that
 	// called the helper it sits in, and so on out to the kernel.
@@ -444,7 +444,7 @@ func (w *worker) resetBlock(b *block, i int) {
 	b.bar = barrierState{}
 	b.phase = 0
 	b.acquired = false
-	b.exitedNow = b.exitedNow[:0]
+	b.exitedPast = 0
 	b.lastChain = b.lastChain[:0]
 	b.staticB = 0
 	b.declared = 0
@@ -461,7 +461,7 @@ func (w *worker) resetBlock(b *block, i int) {
 	if l.detect || l.prof != nil {
 		b.budget = 0
 	}
-	b.gidBase = uint32(i*l.tpb) + 1
+	b.gidBase = l.gidBase + uint32(i*l.tpb)
 	// The threads themselves are prepared one by one as they start
 	// (startThread): a pass over them here would bring every Thread into
 	// the cache twice. Until then a thread slot keeps its previous block's

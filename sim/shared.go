@@ -15,12 +15,10 @@ func (b *Buffer[T]) reset(detect bool) {
 	clear(b.data)
 	clear(b.init)
 	b.initAll = false
-	if detect {
-		if b.shadow == nil {
-			b.shadow = make([]cell, len(b.data))
-		} else {
-			clear(b.shadow)
-		}
+	if detect && b.shadow == nil {
+		// Records of the block that used the array before are told
+		// apart by their gids (hbView.floor), not cleared.
+		b.shadow = make([]cell, len(b.data))
 	}
 }
 

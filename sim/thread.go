@@ -63,8 +63,8 @@ type Thread struct {
 
 // threadExtra is a thread's cold state, one per thread slot of a block.
 type threadExtra struct {
+	hb   hbState // detection: happens-before knowledge; hot with detection on
 	spin spinWatch
-	hb   hbState // detection: happens-before knowledge
 }
 
 // LaneID is the thread's lane within its warp (threadIdx linearised mod 32).
