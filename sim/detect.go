@@ -26,6 +26,10 @@ type access struct {
 	clock uint32 // the thread's fence clock at the access
 }
 
+func (a *access) set(gid, site, when, clock uint32) {
+	a.gid, a.site, a.when, a.clock = gid, site, when, clock
+}
+
 // phase is the block barrier phase of the thread at the access.
 func (a *access) phase() uint16 { return uint16(a.when) }
 
@@ -220,7 +224,8 @@ type hbView struct {
 	// floor is the lowest gid whose records are of the current epoch: the
 	// launch's first thread for global memory, the block's for shared
 	// memory (whose records from the block that last used the array are
-	// stale). Lower ones, and the host's 0, come before the access.
+	// stale). Lower ones, and the host's 0, come before the access. The
+	// caller of view sets it.
 	floor   uint32
 	base    uint32 // gid of thread 0 of the thread's block
 	n       uint32 // threads per block
@@ -236,7 +241,7 @@ type hbView struct {
 // and copied, the same stall as described at access).
 func (t *Thread) view(v *hbView) {
 	h := &t.x.hb
-	v.floor, v.base, v.n, v.tid, v.warp = t.w.l.gidBase, t.blk.gidBase, uint32(len(t.blk.threads)), uint32(t.tid), uint32(t.warp)
+	v.base, v.n, v.tid, v.warp = t.blk.gidBase, uint32(len(t.blk.threads)), uint32(t.tid), uint32(t.warp)
 	v.phase, v.atomics, v.known, v.t = uint16(t.blk.phase), h.vc != nil, &h.known, t
 }
 
@@ -298,17 +303,50 @@ func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
 		m.shadow = make([]cell, m.n)
 	}
 	site := cls.site
-	t.x.hb.notePast(cls.fn, cls.line, site)
-	me := access{gid: t.gid, site: uint32(site), when: t.blk.phase&0xffff | t.x.hb.known[t.lane]<<16, clock: t.x.hb.clock}
-	c := &m.shadow[i]
-	var v hbView
-	t.view(&v)
-	if m.space == SharedSpace {
-		v.floor = v.base
-	}
+	h := &t.x.hb
+	h.notePast(cls.fn, cls.line, site)
 	if kind != accWrite && !m.isInit(i) {
 		t.uninitRead(m, i, kind, site)
 	}
+	c := &m.shadow[i]
+	g, floor := t.gid, t.w.l.gidBase
+	if m.space == SharedSpace {
+		floor = t.blk.gidBase
+	}
+	when := t.blk.phase&0xffff | h.known[t.lane]<<16
+	if (c.w.gid < floor || c.w.gid == g) && (c.r[0].gid < floor || c.r[0].gid == g) && (c.r[1].gid < floor || c.r[1].gid == g) {
+		// The cell holds only the thread's own accesses and those of
+		// earlier epochs (see hbView.floor): all ordered before this one.
+		// Most accesses take this path; it needs no hbView. The record
+		// is written field by field: copying one built on the stack
+		// stalled on store forwarding.
+		switch kind {
+		case accRead:
+			c.r[0].set(g, uint32(site), when, h.clock)
+		case accWrite:
+			c.w.set(g, uint32(site), when, h.clock)
+			c.r = [2]access{}
+			m.setInit(i)
+		case accAtomic:
+			c.w.set(g, uint32(site)|atomicBit, when, h.clock)
+			c.r = [2]access{}
+			m.setInit(i)
+		}
+		return
+	}
+	me := access{gid: g, site: uint32(site), when: when, clock: h.clock}
+	t.checkOrder(m, i, kind, c, &me, floor)
+}
+
+// checkOrder is check for a cell holding another thread's access of the
+// current epoch: it tests happens-before against each record.
+//
+//go:noinline
+func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, me *access, floor uint32) {
+	site := site(me.site)
+	var v hbView
+	t.view(&v)
+	v.floor = floor
 	switch kind {
 	case accRead:
 		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
@@ -316,18 +354,18 @@ func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
 		}
 		switch {
 		case c.r[0].gid < v.floor || c.r[0].gid == t.gid || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
-			c.r[0] = me
+			c.r[0] = *me
 		case c.r[1].gid < v.floor || c.r[1].gid == t.gid || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
-			c.r[1] = me
+			c.r[1] = *me
 		default:
-			c.r[0], c.r[1] = c.r[1], me
+			c.r[0], c.r[1] = c.r[1], *me
 		}
 	case accWrite:
 		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		t.checkReads(m, i, kind, site, c, &v)
-		c.w, c.r = me, [2]access{}
+		c.w, c.r = *me, [2]access{}
 		m.setInit(i)
 	case accAtomic:
 		me.site |= atomicBit
@@ -335,7 +373,7 @@ func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		t.checkReads(m, i, kind, site, c, &v)
-		c.w, c.r = me, [2]access{}
+		c.w, c.r = *me, [2]access{}
 		m.setInit(i)
 	}
 }
@@ -518,7 +556,11 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
 		}
 		if t.ops <= 0 {
 			t.watch = watchOps
-			t.x.spin.reset()
+			if t.x.spin == nil {
+				t.x.spin = new(spinWatch) // once per thread slot
+			} else {
+				t.x.spin.reset()
+			}
 		}
 	}
 	if l.detect || l.prof != nil || t.watch > 0 {
