@@ -334,46 +334,49 @@ func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
 		}
 		return
 	}
-	me := access{gid: g, site: uint32(site), when: when, clock: h.clock}
-	t.checkOrder(m, i, kind, c, &me, floor)
+	t.checkOrder(m, i, kind, c, site, when, floor)
 }
 
 // checkOrder is check for a cell holding another thread's access of the
 // current epoch: it tests happens-before against each record.
 //
 //go:noinline
-func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, me *access, floor uint32) {
-	site := site(me.site)
+func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, when, floor uint32) {
 	var v hbView
 	t.view(&v)
 	v.floor = floor
+	// Records are written field by field (access.set), never copied from
+	// one built on the stack: that stalls on store forwarding.
+	g, clock := t.gid, t.x.hb.clock
 	switch kind {
 	case accRead:
 		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		switch {
-		case c.r[0].gid < v.floor || c.r[0].gid == t.gid || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
-			c.r[0] = *me
-		case c.r[1].gid < v.floor || c.r[1].gid == t.gid || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
-			c.r[1] = *me
+		case c.r[0].gid < v.floor || c.r[0].gid == g || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
+			c.r[0].set(g, uint32(site), when, clock)
+		case c.r[1].gid < v.floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
+			c.r[1].set(g, uint32(site), when, clock)
 		default:
-			c.r[0], c.r[1] = c.r[1], *me
+			c.r[0] = c.r[1]
+			c.r[1].set(g, uint32(site), when, clock)
 		}
 	case accWrite:
 		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		t.checkReads(m, i, kind, site, c, &v)
-		c.w, c.r = *me, [2]access{}
+		c.w.set(g, uint32(site), when, clock)
+		c.r = [2]access{}
 		m.setInit(i)
 	case accAtomic:
-		me.site |= atomicBit
 		if c.w.gid >= v.floor && c.w.site&atomicBit == 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
 		t.checkReads(m, i, kind, site, c, &v)
-		c.w, c.r = *me, [2]access{}
+		c.w.set(g, uint32(site)|atomicBit, when, clock)
+		c.r = [2]access{}
 		m.setInit(i)
 	}
 }
@@ -522,15 +525,16 @@ func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 // budget runs out: always with detection on, otherwise once every
 // defaultBudget accesses to look for spinning.
 //
+// pc0 and pc1 are the return addresses of Load or Store and of its caller.
+//
 //go:noinline
-func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) {
+func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool, pc0, pc1 uintptr) {
 	if uint(i) >= uint(m.n) {
 		t.badIndex(m, i, kind != accRead)
 	}
 	l := t.w.l
 	if l.detect || l.prof != nil {
-		// slowAccess <- Load (inlined or not) <- the kernel.
-		cls := t.w.sites.entrySite(callerPCs01())
+		cls := t.w.sites.entrySite(pc0, pc1)
 		s := cls.site // cls points into the cache: read it before anything else looks up
 		if l.detect {
 			t.check(m, i, kind, cls)

@@ -181,23 +181,30 @@ func (b *Buffer[T]) Memset(value byte) error {
 // Load returns element i: `x = b[i]` in CUDA.
 //
 // What is not the plain access lives in slowAccess, which Load and Store
-// call only for an index out of bounds or an exhausted access budget. (They
-// stay just over the inliner's budget for generic methods; detection's
-// frame reads expect at most one sim frame, this one, between slowAccess
-// and the kernel.)
+// call only for an index out of bounds or an exhausted access budget
+// (always, with detection on). They pass it their own return address, the
+// kernel's line, and their caller's. Both are never inlined, so that the
+// first is always the kernel's (they were just over the inliner's budget
+// anyway; with profile-guided optimisation the inliner might take them).
+//
+//go:noinline
 func (b *Buffer[T]) Load(t *Thread, i int) T {
 	t.budget--
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
-		t.slowAccess(&b.mem, i, accRead, false)
+		pc0, pc1 := callerPCs01()
+		t.slowAccess(&b.mem, i, accRead, false, pc0, pc1)
 	}
 	return b.data[i]
 }
 
 // Store sets element i to v: `b[i] = v` in CUDA.
+//
+//go:noinline
 func (b *Buffer[T]) Store(t *Thread, i int, v T) {
 	t.budget--
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
-		t.slowAccess(&b.mem, i, accWrite, uint(i) < uint(len(b.data)) && b.data[i] != v)
+		pc0, pc1 := callerPCs01()
+		t.slowAccess(&b.mem, i, accWrite, uint(i) < uint(len(b.data)) && b.data[i] != v, pc0, pc1)
 	}
 	p := &b.data[i]
 	if *p != v {

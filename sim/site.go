@@ -40,7 +40,10 @@ func shortFile(f string) string {
 // pcClass says, for one return address, which site it belongs to, or that it
 // lies inside sim itself and the walk must go one frame further.
 type pcClass struct {
-	pc       uintptr
+	pc uintptr
+	// kernelPC is pc when the return address is a kernel line (neither
+	// internal nor boundary), else 0: entrySite's whole test.
+	kernelPC uintptr
 	site     site
 	fn       int32 // interned function name, for "which line comes later" checks
 	line     int32
@@ -84,6 +87,7 @@ func classify(pc uintptr) pcClass {
 		}
 		if f.Function != "" && !(strings.HasPrefix(f.Function, simPkg) && !strings.HasSuffix(f.File, "_test.go")) {
 			c.internal = false
+			c.kernelPC = pc
 			c.site, c.fn = internSite(siteInfo{file: f.File, line: f.Line, fn: f.Function})
 			c.line = int32(f.Line)
 			break
@@ -130,7 +134,7 @@ func (s site) String() string { return s.info().String() }
 // so that a hot access site costs two frame-pointer reads and one or two
 // array probes.
 type siteCache struct {
-	entries [512]pcClass
+	entries [512]pcClass // direct-mapped on the return address's low bits
 	slow    int64   // lookups that took a slow path (see Counters.SlowSites)
 	slowRes pcClass // the last slowCaller result, which callerSkip points to
 }
@@ -141,7 +145,7 @@ func (c *siteCache) callerSite() site { return c.callerSkip(1, 1).site }
 
 // probe returns the cache entry for pc, classifying it on a miss.
 func (c *siteCache) probe(pc uintptr) *pcClass {
-	e := &c.entries[(pc^pc>>9)&511]
+	e := &c.entries[pc%uintptr(len(c.entries))]
 	if e.pc != pc {
 		*e = classify(pc)
 	}
@@ -178,21 +182,18 @@ func (c *siteCache) kernelChain(dst []pastOp) []pastOp {
 // AtomicAdd) into the kernel, one of them is the kernel's line. Anything else
 // counts as a slow lookup and walks the stack.
 func (c *siteCache) entrySite(pc0, pc1 uintptr) *pcClass {
-	// The usual cases, both cache hits: pc0 is the kernel's line (the entry
-	// point's caller, SyncThreads say, was inlined into the kernel), or pc0
-	// is sim's (Load, which the inliner never takes) and pc1 the kernel's.
-	if e := &c.entries[(pc0^pc0>>9)&511]; e.pc == pc0 {
-		if !e.internal {
-			return e
-		}
-		if e := &c.entries[(pc1^pc1>>9)&511]; e.pc == pc1 && !e.internal && !e.boundary {
-			return e
-		}
+	// The usual case, a cache hit: pc0 is the kernel's line (E is Load, or
+	// E's caller, SyncThreads say, was inlined into the kernel). Small
+	// enough to be inlined.
+	if e := &c.entries[pc0%uintptr(len(c.entries))]; e.kernelPC == pc0 {
+		return e
 	}
 	return c.entrySiteMiss(pc0, pc1)
 }
 
-// entrySiteMiss is entrySite past a cache hit on pc0.
+// entrySiteMiss is entrySite past a cache hit on a kernel line at pc0:
+// pc0 may be sim's (an atomic's wrapper, which the inliner did not take)
+// and pc1 the kernel's.
 //
 //go:noinline
 func (c *siteCache) entrySiteMiss(pc0, pc1 uintptr) *pcClass {
