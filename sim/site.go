@@ -135,8 +135,8 @@ func (s site) String() string { return s.info().String() }
 // array probes.
 type siteCache struct {
 	entries [512]pcClass // direct-mapped on the return address's low bits
-	slow    int64   // lookups that took a slow path (see Counters.SlowSites)
-	slowRes pcClass // the last slowCaller result, which callerSkip points to
+	slow    int64        // lookups that took a slow path (see Counters.SlowSites)
+	slowRes pcClass      // the last slowCaller result, which callerSkip points to
 }
 
 // callerSite returns the site of the kernel line that (directly or through
