@@ -86,7 +86,8 @@ func AtomicXor[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, v T) T
 // atomicStripes serialise atomics on global memory between parallel workers.
 var atomicStripes [256]sync.Mutex
 
-// rmw is the core of every atomic. It is never inlined (see check).
+// rmw is the core of every atomic. It is never inlined: its return address
+// and its caller's lead to the kernel's line (see siteCache.entrySite).
 //
 //go:noinline
 func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
@@ -101,13 +102,11 @@ func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
 	if w.l.opts.warpModel == Lockstep {
 		t.lockstepMeet()
 	}
-	var cls pcClass
+	var s site
 	if w.l.detect || w.prof() {
 		// rmw <- AtomicAdd etc. (inlined or not) <- the kernel.
-		cls = *w.sites.entrySite(callerPCs01())
-	}
-	if w.l.detect {
-		t.check(&b.mem, i, accAtomic, &cls)
+		pc0, pc1 := callerPCs01()
+		s = t.slowAccess(&b.mem, i, accAtomic, false, pc0, pc1)
 	}
 	var mu *sync.Mutex
 	if w.parallel && b.space == GlobalSpace {
@@ -125,7 +124,7 @@ func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
 		t.syncAtomic(&b.mem, i)
 	}
 	if w.prof() {
-		w.profAtomic(&b.mem, i, cls.site)
+		w.profAtomic(&b.mem, i, s)
 	}
 	if changed {
 		w.progress++

@@ -218,7 +218,7 @@ func (t *Thread) syncAtomic(m *mem, i int) {
 }
 
 // hbView is what the happens-before test needs of the current thread,
-// loaded once per checked access: check and checkReads test up to three
+// loaded once per checked access: checkOrder and checkReads test up to three
 // recorded accesses against it.
 type hbView struct {
 	// floor is the lowest gid whose records are of the current epoch: the
@@ -296,48 +296,7 @@ func opOf(a *access, plainRead bool) string {
 	return "write"
 }
 
-// check runs the race and uninitialised-read detectors for one access at
-// kernel line cls.
-func (t *Thread) check(m *mem, i int, kind accKind, cls *pcClass) {
-	if m.shadow == nil {
-		m.shadow = make([]cell, m.n)
-	}
-	site := cls.site
-	h := &t.x.hb
-	h.notePast(cls.fn, cls.line, site)
-	if kind != accWrite && !m.isInit(i) {
-		t.uninitRead(m, i, kind, site)
-	}
-	c := &m.shadow[i]
-	g, floor := t.gid, t.w.l.gidBase
-	if m.space == SharedSpace {
-		floor = t.blk.gidBase
-	}
-	when := t.blk.phase&0xffff | h.known[t.lane]<<16
-	if (c.w.gid < floor || c.w.gid == g) && (c.r[0].gid < floor || c.r[0].gid == g) && (c.r[1].gid < floor || c.r[1].gid == g) {
-		// The cell holds only the thread's own accesses and those of
-		// earlier epochs (see hbView.floor): all ordered before this one.
-		// Most accesses take this path; it needs no hbView. The record
-		// is written field by field: copying one built on the stack
-		// stalled on store forwarding.
-		switch kind {
-		case accRead:
-			c.r[0].set(g, uint32(site), when, h.clock)
-		case accWrite:
-			c.w.set(g, uint32(site), when, h.clock)
-			c.r = [2]access{}
-			m.setInit(i)
-		case accAtomic:
-			c.w.set(g, uint32(site)|atomicBit, when, h.clock)
-			c.r = [2]access{}
-			m.setInit(i)
-		}
-		return
-	}
-	t.checkOrder(m, i, kind, c, site, when, floor)
-}
-
-// checkOrder is check for a cell holding another thread's access of the
+// checkOrder is slowAccess's race check for a cell holding another thread's access of the
 // current epoch: it tests happens-before against each record.
 //
 //go:noinline
@@ -382,7 +341,7 @@ func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, whe
 }
 
 // uninitRead reports a read of element i before anything wrote it, once
-// per element. (Kept out of check, whose frame it would triple.)
+// per element. (Kept out of slowAccess, whose frame it would triple.)
 //
 //go:noinline
 func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
@@ -528,21 +487,81 @@ func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 // pc0 and pc1 are the return addresses of Load or Store and of its caller.
 //
 //go:noinline
-func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool, pc0, pc1 uintptr) {
+func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool, pc0, pc1 uintptr) site {
 	if uint(i) >= uint(m.n) {
 		t.badIndex(m, i, kind != accRead)
 	}
 	l := t.w.l
+	var s site
 	if l.detect || l.prof != nil {
 		cls := t.w.sites.entrySite(pc0, pc1)
-		s := cls.site // cls points into the cache: read it before anything else looks up
+		// cls points into the cache: read it before anything else looks up.
+		s = cls.site
 		if l.detect {
-			t.check(m, i, kind, cls)
+			// The race and uninitialised-read detectors, written out
+			// here rather than called: a call level was a tenth of the
+			// cost of a checked access.
+			fn, line := cls.fn, cls.line
+			if m.shadow == nil {
+				m.shadow = make([]cell, m.n)
+			}
+			h := &t.x.hb
+			h.notePast(fn, line, s)
+			if kind != accWrite && !m.isInit(i) {
+				t.uninitRead(m, i, kind, s)
+			}
+			c := &m.shadow[i]
+			g, floor := t.gid, l.gidBase
+			if m.space == SharedSpace {
+				floor = t.blk.gidBase
+			}
+			when := t.blk.phase&0xffff | h.known[t.lane]<<16
+			if (c.w.gid < floor || c.w.gid == g) && (c.r[0].gid < floor || c.r[0].gid == g) && (c.r[1].gid < floor || c.r[1].gid == g) {
+				// The cell holds only the thread's own accesses and
+				// those of earlier epochs (see hbView.floor): all
+				// ordered before this one. Most accesses take this
+				// path; it needs no hbView. Records are written field
+				// by field: copying one built on the stack stalled on
+				// store forwarding.
+				switch kind {
+				case accRead:
+					c.r[0].set(g, uint32(s), when, h.clock)
+				case accWrite:
+					c.w.set(g, uint32(s), when, h.clock)
+					c.r = [2]access{}
+					m.setInit(i)
+				case accAtomic:
+					c.w.set(g, uint32(s)|atomicBit, when, h.clock)
+					c.r = [2]access{}
+					m.setInit(i)
+				}
+			} else {
+				t.checkOrder(m, i, kind, c, s, when, floor)
+			}
+		}
+		if kind == accAtomic {
+			return s // rmw does the rest
 		}
 		if l.prof != nil {
 			t.w.profAccess(t, m, i, kind, s)
 		}
+		if t.watch == 0 && t.ops > 1 {
+			// Every checked access comes here: the usual case of the
+			// spin accounting below, short. The budget stays below
+			// zero, as it must while every access is checked.
+			t.ops--
+			return s
+		}
 	}
+	t.spinAccount(m, i, changed)
+	return s
+}
+
+// spinAccount counts an access towards the next spin check, and watches it
+// while one runs. A thread whose watched accesses keep to a few addresses
+// without changing memory is parked until others have run.
+func (t *Thread) spinAccount(m *mem, i int, changed bool) {
+	l := t.w.l
 	if t.watch > 0 {
 		t.x.spin.note(m.id, i, changed)
 		t.watch--
