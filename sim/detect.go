@@ -237,12 +237,13 @@ type hbView struct {
 	t       *Thread
 }
 
-// view fills v in place (a returned hbView would be built in a temporary
-// and copied, the same stall as described at access).
-func (t *Thread) view(v *hbView) {
-	h := &t.x.hb
-	v.base, v.n, v.tid, v.warp = t.blk.gidBase, uint32(len(t.blk.threads)), uint32(t.tid), uint32(t.warp)
-	v.phase, v.atomics, v.known, v.t = uint16(t.blk.phase), h.vc != nil, &h.known, t
+// view returns t's hbView, kept in its thread slot: what never changes for
+// the slot is set when its block is made (newBlock), the block's first gid
+// when the thread starts, and the rest here.
+func (t *Thread) view(floor uint32) *hbView {
+	v := &t.x.view
+	v.floor, v.phase, v.atomics = floor, uint16(t.blk.phase), t.x.hb.vc != nil
+	return v
 }
 
 // orderedInBlock and orderedOtherwise together decide whether a happens
@@ -301,9 +302,7 @@ func opOf(a *access, plainRead bool) string {
 //
 //go:noinline
 func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, when, floor uint32) {
-	var v hbView
-	t.view(&v)
-	v.floor = floor
+	v := t.view(floor)
 	// Records are written field by field (access.set), never copied from
 	// one built on the stack: that stalls on store forwarding.
 	g, clock := t.gid, t.x.hb.clock
@@ -325,7 +324,7 @@ func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, whe
 		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
-		t.checkReads(m, i, kind, site, c, &v)
+		t.checkReads(m, i, kind, site, c, v)
 		c.w.set(g, uint32(site), when, clock)
 		c.r = [2]access{}
 		m.setInit(i)
@@ -333,7 +332,7 @@ func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, whe
 		if c.w.gid >= v.floor && c.w.site&atomicBit == 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
 		}
-		t.checkReads(m, i, kind, site, c, &v)
+		t.checkReads(m, i, kind, site, c, v)
 		c.w.set(g, uint32(site)|atomicBit, when, clock)
 		c.r = [2]access{}
 		m.setInit(i)

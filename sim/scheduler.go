@@ -34,9 +34,15 @@ type launch struct {
 
 	resident int // blocks one worker may hold at once
 
+	aborted atomic.Bool // read by every thread start: kept off the lines written below
+
+	// nextBlock and progress are written once a block by every parallel
+	// worker; the padding keeps them off the cache lines of the fields
+	// every thread reads.
+	_         [64]byte
 	nextBlock atomic.Int64
-	aborted   atomic.Bool
 	progress  atomic.Uint64 // cross-worker progress, for parallel stuck checks
+	_         [64]byte
 
 	mu       sync.Mutex // guards findings and syncVars in parallel mode
 	findings findingSet
@@ -429,6 +435,7 @@ func (w *worker) newBlock() *block {
 		t.blk = b
 		t.w = w
 		t.x = &b.extra[k]
+		t.x.view = hbView{n: uint32(l.tpb), tid: uint32(k), warp: uint32(t.warp), known: &t.x.hb.known, t: t}
 	}
 	return b
 }
@@ -483,6 +490,7 @@ func (w *worker) startThread(b *block, k int) *Thread {
 	t.shDecl = 0
 	if w.l.detect {
 		t.x.hb.reset()
+		t.x.view.base = b.gidBase
 	}
 	return t
 }

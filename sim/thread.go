@@ -63,7 +63,8 @@ type Thread struct {
 
 // threadExtra is a thread's cold state, one per thread slot of a block.
 type threadExtra struct {
-	hb hbState // detection: happens-before knowledge; hot with detection on
+	hb   hbState // detection: happens-before knowledge; hot with detection on
+	view hbView  // detection: what the happens-before test needs of the thread
 	// spin is allocated when the thread first watches for spinning: held
 	// inline it made a block's threadExtra four times larger, out of the
 	// first-level cache.
