@@ -297,8 +297,9 @@ func opOf(a *access, plainRead bool) string {
 	return "write"
 }
 
-// checkOrder is slowAccess's race check for a cell holding another thread's access of the
-// current epoch: it tests happens-before against each record.
+// checkOrder is slowAccess's race check of a write or atomic when the cell
+// holds another thread's access of the current epoch: it tests
+// happens-before against each record.
 //
 //go:noinline
 func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, when, floor uint32) {
@@ -307,19 +308,6 @@ func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, whe
 	// one built on the stack: that stalls on store forwarding.
 	g, clock := t.gid, t.x.hb.clock
 	switch kind {
-	case accRead:
-		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
-			t.race(m, i, kind, site, &c.w, false)
-		}
-		switch {
-		case c.r[0].gid < v.floor || c.r[0].gid == g || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
-			c.r[0].set(g, uint32(site), when, clock)
-		case c.r[1].gid < v.floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
-			c.r[1].set(g, uint32(site), when, clock)
-		default:
-			c.r[0] = c.r[1]
-			c.r[1].set(g, uint32(site), when, clock)
-		}
 	case accWrite:
 		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
 			t.race(m, i, kind, site, &c.w, false)
@@ -533,6 +521,23 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool, pc0, pc1 
 					c.w.set(g, uint32(s)|atomicBit, when, h.clock)
 					c.r = [2]access{}
 					m.setInit(i)
+				}
+			} else if kind == accRead {
+				// Reads of a cell others use (a shared tile every lane
+				// reads) are most of a barrier kernel's accesses: tested
+				// here, not in a call.
+				v := t.view(floor)
+				if c.w.gid >= floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
+					t.race(m, i, kind, s, &c.w, false)
+				}
+				switch {
+				case c.r[0].gid < floor || c.r[0].gid == g || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
+					c.r[0].set(g, uint32(s), when, h.clock)
+				case c.r[1].gid < floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
+					c.r[1].set(g, uint32(s), when, h.clock)
+				default:
+					c.r[0] = c.r[1]
+					c.r[1].set(g, uint32(s), when, h.clock)
 				}
 			} else {
 				t.checkOrder(m, i, kind, c, s, when, floor)
