@@ -104,9 +104,8 @@ func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
 	}
 	var s site
 	if w.l.detect || w.prof() {
-		// rmw <- AtomicAdd etc. (inlined or not) <- the kernel.
-		pc0, pc1 := callerPCs01()
-		s = t.slowAccess(&b.mem, i, accAtomic, false, pc0, pc1)
+		// slowAccess <- rmw <- AtomicAdd etc. (inlined or not) <- the kernel.
+		s = t.slowAccess(&b.mem, i, accAtomic, false)
 	}
 	var mu *sync.Mutex
 	if w.parallel && b.space == GlobalSpace {

@@ -471,17 +471,20 @@ func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 // budget runs out: always with detection on, otherwise once every
 // defaultBudget accesses to look for spinning.
 //
-// pc0 and pc1 are the return addresses of Load or Store and of its caller.
+// Its callers are Load and Store, whose return address is the kernel's
+// line, and rmw, called by an atomic that may or may not be inlined into the
+// kernel: the two return addresses above slowAccess's caller decide the site
+// (siteCache.entrySite).
 //
 //go:noinline
-func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool, pc0, pc1 uintptr) site {
+func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 	if uint(i) >= uint(m.n) {
 		t.badIndex(m, i, kind != accRead)
 	}
 	l := t.w.l
 	var s site
 	if l.detect || l.prof != nil {
-		cls := t.w.sites.entrySite(pc0, pc1)
+		cls := t.w.sites.entrySite(callerPCs12())
 		// cls points into the cache: read it before anything else looks up.
 		s = cls.site
 		if l.detect {

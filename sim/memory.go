@@ -182,17 +182,17 @@ func (b *Buffer[T]) Memset(value byte) error {
 //
 // What is not the plain access lives in slowAccess, which Load and Store
 // call only for an index out of bounds or an exhausted access budget
-// (always, with detection on). They pass it their own return address, the
-// kernel's line, and their caller's. Both are never inlined, so that the
-// first is always the kernel's (they were just over the inliner's budget
-// anyway; with profile-guided optimisation the inliner might take them).
+// (always, with detection on). slowAccess reads Load's return address, the
+// kernel's line, off the frame-pointer chain. Load and Store are never
+// inlined, so that it always is the kernel's (they were just over the
+// inliner's budget anyway; with profile-guided optimisation the inliner
+// might take them).
 //
 //go:noinline
 func (b *Buffer[T]) Load(t *Thread, i int) T {
 	t.budget--
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
-		pc0, pc1 := callerPCs01()
-		t.slowAccess(&b.mem, i, accRead, false, pc0, pc1)
+		t.slowAccess(&b.mem, i, accRead, false)
 	}
 	return b.data[i]
 }
@@ -203,8 +203,7 @@ func (b *Buffer[T]) Load(t *Thread, i int) T {
 func (b *Buffer[T]) Store(t *Thread, i int, v T) {
 	t.budget--
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
-		pc0, pc1 := callerPCs01()
-		t.slowAccess(&b.mem, i, accWrite, uint(i) < uint(len(b.data)) && b.data[i] != v, pc0, pc1)
+		t.slowAccess(&b.mem, i, accWrite, uint(i) < uint(len(b.data)) && b.data[i] != v)
 	}
 	p := &b.data[i]
 	if *p != v {

@@ -41,3 +41,23 @@ done01:
 	MOVQ CX, pc0+0(FP)
 	MOVQ DX, pc1+8(FP)
 	RET
+
+// func callerPCs12() (pc1, pc2 uintptr)
+//
+// For a caller F (with a frame) called by G, itself called by H: pc1 is G's
+// return address into H, pc2 H's return address into its caller.
+TEXT ·callerPCs12(SB),NOSPLIT,$0-16
+	XORQ CX, CX
+	XORQ DX, DX
+	MOVQ 0(BP), AX
+	TESTQ AX, AX
+	JZ   done12
+	MOVQ 8(AX), CX
+	MOVQ 0(AX), AX
+	TESTQ AX, AX
+	JZ   done12
+	MOVQ 8(AX), DX
+done12:
+	MOVQ CX, pc1+0(FP)
+	MOVQ DX, pc2+8(FP)
+	RET

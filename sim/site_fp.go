@@ -13,3 +13,9 @@ func framePCs(pcs *[maxFrames]uintptr, max int) int
 //
 //go:noescape
 func callerPCs01() (pc0, pc1 uintptr)
+
+// callerPCs12 returns, for its caller F called by G called by H, the return
+// addresses G->H and H->H's caller.
+//
+//go:noescape
+func callerPCs12() (pc1, pc2 uintptr)

@@ -14,3 +14,6 @@ func framePCs(pcs *[maxFrames]uintptr, max int) int {
 // code has (0 would match the empty entries of the site cache), which sends
 // the caller to callerSkip.
 func callerPCs01() (pc0, pc1 uintptr) { return 1, 1 }
+
+// callerPCs12 is callerPCs01 one frame further up.
+func callerPCs12() (pc1, pc2 uintptr) { return 1, 1 }
