@@ -8,9 +8,10 @@ import (
 	"github.com/gpusim/gpusim/sim"
 )
 
-// The benchmarks report, besides ns per simulated thread, ratios measured in
-// the same run: against a plain Go loop doing the same arithmetic (x-goloop)
-// and against the cost floor of the execution mechanism (x-floor): a plain
+// The benchmarks time warm launches (one untimed launch first; b.Loop times
+// from its first call) and report, besides ns per simulated thread, ratios
+// measured in the same run: against a plain Go loop doing the same
+// arithmetic (x-goloop) and against the cost floor of the execution mechanism (x-floor): a plain
 // per-thread function call for barrier-free kernels, the cost of a bare
 // barrier switch for barrier kernels. Detection is off unless the name says
 // "detect"; the "detect" variants also report the ratio to detection off.
@@ -98,6 +99,7 @@ func BenchmarkVectorAdd(b *testing.B) {
 	off := sim.Options{}.WithDetection(false)
 	b.Run("sim", func(b *testing.B) {
 		withProcs(1, func() {
+			s.launch(b, off) // warm: see benchDetect
 			for b.Loop() {
 				s.launch(b, off)
 			}
@@ -112,6 +114,7 @@ func BenchmarkVectorAdd(b *testing.B) {
 		// The profiler (memory statistics per line, coalescing, bank
 		// conflicts) with detection off: what `gpusim run` pays by default.
 		withProcs(1, func() {
+			s.launch(b, off.WithProfile(new(sim.Profile)))
 			for b.Loop() {
 				var p sim.Profile
 				s.launch(b, off.WithProfile(&p))
@@ -127,6 +130,7 @@ func BenchmarkVectorAdd(b *testing.B) {
 		}
 		withProcs(2, func() {
 			two := off.WithWorkers(2)
+			s.launch(b, two)
 			for b.Loop() {
 				s.launch(b, two)
 			}
@@ -228,6 +232,7 @@ func BenchmarkReduceSum(b *testing.B) {
 	}
 	b.Run("sim", func(b *testing.B) {
 		withProcs(1, func() {
+			run(b, off)
 			for b.Loop() {
 				run(b, off)
 			}
@@ -244,6 +249,7 @@ func BenchmarkReduceSum(b *testing.B) {
 			b.Skip("needs 2 CPUs")
 		}
 		withProcs(2, func() {
+			run(b, off.WithWorkers(2))
 			for b.Loop() {
 				run(b, off.WithWorkers(2))
 			}
@@ -317,6 +323,7 @@ func BenchmarkMatmulTiled(b *testing.B) {
 	}
 	b.Run("sim", func(b *testing.B) {
 		withProcs(1, func() {
+			run(b, off)
 			for b.Loop() {
 				run(b, off)
 			}
