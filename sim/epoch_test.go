@@ -129,8 +129,8 @@ func TestEpochsDoNotLeak(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 7))
 	gen := func() [][]op {
-		prog := make([][]op, 2*tpb)                           // per thread of a 2-block grid
-		syncAt := rng.IntN(4)                                 // every thread syncs before op syncAt
+		prog := make([][]op, 2*tpb)                            // per thread of a 2-block grid
+		syncAt := rng.IntN(4)                                  // every thread syncs before op syncAt
 		stray := []float64{0, 0, 0.01, 0.05, 0.3}[rng.IntN(5)] // odds of touching another's element
 		for k := range prog {
 			for j := range 4 {
