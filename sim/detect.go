@@ -224,8 +224,7 @@ type hbView struct {
 	// floor is the lowest gid whose records are of the current epoch: the
 	// launch's first thread for global memory, the block's for shared
 	// memory (whose records from the block that last used the array are
-	// stale). Lower ones, and the host's 0, come before the access. The
-	// caller of view sets it.
+	// stale). Lower ones, and the host's 0, come before the access.
 	floor   uint32
 	base    uint32 // gid of thread 0 of the thread's block
 	n       uint32 // threads per block
@@ -307,24 +306,24 @@ func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, whe
 	// Records are written field by field (access.set), never copied from
 	// one built on the stack: that stalls on store forwarding.
 	g, clock := t.gid, t.x.hb.clock
-	switch kind {
-	case accWrite:
-		if c.w.gid >= v.floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
-			t.race(m, i, kind, site, &c.w, false)
-		}
-		t.checkReads(m, i, kind, site, c, v)
-		c.w.set(g, uint32(site), when, clock)
-		c.r = [2]access{}
-		m.setInit(i)
-	case accAtomic:
-		if c.w.gid >= v.floor && c.w.site&atomicBit == 0 && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
-			t.race(m, i, kind, site, &c.w, false)
-		}
-		t.checkReads(m, i, kind, site, c, v)
-		c.w.set(g, uint32(site)|atomicBit, when, clock)
-		c.r = [2]access{}
-		m.setInit(i)
+	// Atomics never race with atomics.
+	atomics := kind == accAtomic && c.w.site&atomicBit != 0
+	if c.w.gid >= v.floor && !atomics && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
+		t.race(m, i, kind, site, &c.w, false)
 	}
+	t.checkReads(m, i, kind, site, c, v)
+	c.w.set(g, siteBits(site, kind), when, clock)
+	c.r = [2]access{}
+	m.setInit(i)
+}
+
+// siteBits is a record's site field: the site, marked if the access is an
+// atomic.
+func siteBits(s site, kind accKind) uint32 {
+	if kind == accAtomic {
+		return uint32(s) | atomicBit
+	}
+	return uint32(s)
 }
 
 // uninitRead reports a read of element i before anything wrote it, once
@@ -513,15 +512,10 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 				// path; it needs no hbView. Records are written field
 				// by field: copying one built on the stack stalled on
 				// store forwarding.
-				switch kind {
-				case accRead:
+				if kind == accRead {
 					c.r[0].set(g, uint32(s), when, h.clock)
-				case accWrite:
-					c.w.set(g, uint32(s), when, h.clock)
-					c.r = [2]access{}
-					m.setInit(i)
-				case accAtomic:
-					c.w.set(g, uint32(s)|atomicBit, when, h.clock)
+				} else {
+					c.w.set(g, siteBits(s, kind), when, h.clock)
 					c.r = [2]access{}
 					m.setInit(i)
 				}

@@ -14,7 +14,6 @@ type Device struct {
 	buffers   []*mem // every live buffer, for per-launch shadow resets
 	allocated int64
 	nextID    int32
-	launches  uint64 // launches made so far
 	totals    Counters
 	// nextGid is the first thread id of the next launch. Thread ids run on
 	// from launch to launch, so that a shadow record whose id is below the

@@ -111,7 +111,6 @@ func (d *Device) Launch(cfg Config, k Kernel) error {
 	if k == nil {
 		return &LaunchError{Code: ErrInvalidValue, Limit: "kernel", Detail: "nil kernel"}
 	}
-	d.launches++
 	l := &launch{
 		dev: d, kernel: k, opts: cfg.Options,
 		grid: cfg.Grid.norm(), block: cfg.Block.norm(),
