@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"github.com/gpusim/gpusim/sim"
@@ -14,52 +13,8 @@ import (
 // extent and the drivers launch (Block, Block) threads.
 //
 // nvcc contracts `sum += a * b` into one fused multiply-add (--fmad=true is
-// its default), so the Go kernels accumulate with fma32, a correctly
+// its default), so the Go kernels accumulate with sim.Fmaf, a correctly
 // rounded float32 FMA, and the references replay the same chain.
-
-// fma32 is fmaf(x, y, z): x*y + z rounded once to float32, as the GPU's FFMA.
-//
-// The product of two float32s is exact in float64, so s = xy + z is the
-// exact sum rounded once to float64, and float32(s) rounds again. The double
-// rounding can only go wrong when s lies exactly halfway between two float32
-// values while the exact sum does not; then the float64 rounding error of
-// the addition (TwoSum, exact) says which way the exact sum lies.
-func fma32(x, y, z float32) float32 {
-	xy := float64(x) * float64(y)
-	zz := float64(z)
-	s := xy + zz
-	f := float32(s)
-	if math.IsInf(s, 0) || math.IsNaN(s) || float64(f) == s {
-		return f
-	}
-	bb := s - xy
-	err := (xy - (s - bb)) + (zz - bb)
-	if err == 0 {
-		return f
-	}
-	// g is f's neighbour on the other side of s; mid the halfway point.
-	var g float32
-	var mid float64
-	if math.IsInf(float64(f), 0) {
-		g = float32(math.Copysign(math.MaxFloat32, s))
-		mid = float64(g) + math.Copysign(0x1p103, s)
-	} else {
-		g = math.Nextafter32(f, float32(math.Copysign(math.Inf(1), s-float64(f))))
-		if math.IsInf(float64(g), 0) {
-			mid = float64(f) + math.Copysign(0x1p103, s)
-		} else {
-			mid = (float64(f) + float64(g)) / 2
-		}
-	}
-	if s != mid {
-		return f
-	}
-	lo, hi := min(f, g), max(f, g)
-	if err > 0 {
-		return hi
-	}
-	return lo
-}
 
 // genMatrix is rows*cols draws for a matrix: ordinary values, zeros,
 // subnormals and magnitudes up to 1e15, small enough that sums of products
@@ -87,7 +42,7 @@ var matmulTiled32Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "
 			sB.Store(t, ty*tile32+tx, b.Load(t, (tl*tile32+ty)*n+col))
 			t.SyncThreads()
 			for k := 0; k < tile32; k++ {
-				sum = fma32(sA.Load(t, ty*tile32+k), sB.Load(t, k*tile32+tx), sum)
+				sum = sim.Fmaf(sA.Load(t, ty*tile32+k), sB.Load(t, k*tile32+tx), sum)
 			}
 			t.SyncThreads()
 		}
@@ -120,7 +75,7 @@ var matmulTiled32 = register(&Kernel{
 })
 
 // matmulRef is C = A B (A is m x k, B is k x n) with each element's
-// products accumulated by fma32 in k order, over k rounded up to a multiple
+// products accumulated by sim.Fmaf in k order, over k rounded up to a multiple
 // of pad with zero products past k, as a tiled kernel's padded tiles add.
 func matmulRef(a, b []float32, m, n, k, pad int) []float32 {
 	c := make([]float32, m*n)
@@ -133,7 +88,7 @@ func matmulRef(a, b []float32, m, n, k, pad int) []float32 {
 				if kk < k {
 					av, bv = a[row*k+kk], b[kk*n+col]
 				}
-				sum = fma32(av, bv, sum)
+				sum = sim.Fmaf(av, bv, sum)
 			}
 			c[row*n+col] = sum
 		}
@@ -156,7 +111,7 @@ var matmulNaiveFunc = &Func{Name: "matmul_naive", Params: []string{"A", "B", "C"
 		if row < m && col < n {
 			var sum float32
 			for kk := 0; kk < k; kk++ {
-				sum = fma32(a.Load(t, row*k+kk), b.Load(t, kk*n+col), sum)
+				sum = sim.Fmaf(a.Load(t, row*k+kk), b.Load(t, kk*n+col), sum)
 			}
 			c.Store(t, row*n+col, sum)
 		}
@@ -189,7 +144,7 @@ var matmulTiled16Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "
 			}
 			t.SyncThreads()
 			for kk := 0; kk < tile16; kk++ {
-				sum = fma32(tileA.Load(t, ty*tile16+kk), tileB.Load(t, kk*tile16+tx), sum)
+				sum = sim.Fmaf(tileA.Load(t, ty*tile16+kk), tileB.Load(t, kk*tile16+tx), sum)
 			}
 			t.SyncThreads()
 		}

@@ -1,0 +1,139 @@
+// Package twin holds the generated CUDA C twins of Go kernels, keyed by the
+// kernel function itself.
+//
+// A kernel is written once, as a Go function that takes the kernel's
+// parameters and returns its per-thread body:
+//
+//	func VectorAdd(a, b, c *sim.Buffer[float32], n int) sim.Kernel
+//
+// `gpusim cuda -go` (or go generate) translates it to CUDA C and writes a Go
+// file that registers the result here at init, so that a binary built on one
+// machine carries the CUDA of its kernels to a GPU host that has neither Go
+// nor the source. The CUDA backend and the parity harness find a kernel's
+// twin by the function value a driver launches: Of(VectorAdd), or
+// Of(ReduceSum[float32]) for one instance of a generic kernel.
+//
+// The package depends on the standard library only, so that a user's
+// package can import it from generated code without pulling in the CUDA
+// backend.
+package twin
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"sort"
+	"sync"
+)
+
+// Param is one parameter of a twin's __global__ function.
+type Param struct {
+	Name   string // the Go parameter's name, also the CUDA one
+	GoType string // the Go type, e.g. "*sim.Buffer[float32]", "int"
+	// CType is the CUDA type: "float *" for a buffer, a scalar's C type
+	// ("int" for Go's int, which kernels receive as 32 bits; "float",
+	// "double", "unsigned int", "long long", ...).
+	CType string
+	// Elem is a buffer parameter's element type in Go ("float32"); empty for
+	// a scalar.
+	Elem string
+}
+
+// Buffer reports whether p is a buffer (pointer) parameter.
+func (p Param) Buffer() bool { return p.Elem != "" }
+
+// Twin is the CUDA C of one kernel entry point.
+type Twin struct {
+	// Entry is the extern "C" __global__ function's name: the Go function's
+	// name, with the type arguments appended for an instance of a generic
+	// kernel (ReduceSum[float32] is ReduceSum_float32).
+	Entry string
+	// GoName is the Go function, e.g. "kernels.ReduceSum[float32]".
+	GoName string
+	// Params are the kernel's parameters in order.
+	Params []Param
+	// Source is a complete translation unit: the prelude, the __device__
+	// helpers the kernel calls, and the entry point. It compiles with nvcc
+	// alone, and with clang's CUDA front end given the project's shim header.
+	Source string
+	// Pos is the Go declaration's position, file:line.
+	Pos string
+}
+
+var (
+	mu      sync.RWMutex
+	byPC    = map[uintptr]*Twin{}
+	byEntry = map[string]*Twin{}
+)
+
+// Register records t as the twin of the kernel function fn. Generated code
+// calls it at init; registering a second twin for the same function or the
+// same entry name panics, since an entry point must be unique.
+func Register(fn any, t Twin) {
+	pc := pcOf(fn)
+	mu.Lock()
+	defer mu.Unlock()
+	if old, ok := byPC[pc]; ok {
+		panic(fmt.Sprintf("twin: %s registered twice (as %s and %s)", t.GoName, old.Entry, t.Entry))
+	}
+	if old, ok := byEntry[t.Entry]; ok {
+		panic(fmt.Sprintf("twin: entry point %s of %s is already %s's", t.Entry, t.GoName, old.GoName))
+	}
+	tt := t
+	byPC[pc] = &tt
+	byEntry[t.Entry] = &tt
+}
+
+// Of returns the twin registered for the kernel function fn.
+func Of(fn any) (*Twin, error) {
+	pc := pcOf(fn)
+	mu.RLock()
+	t, ok := byPC[pc]
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("twin: no CUDA twin for %s: run go generate (gpusim cuda -go) in its package", funcName(fn))
+	}
+	return t, nil
+}
+
+// Entry returns the twin whose entry point is named name.
+func Entry(name string) (*Twin, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	t, ok := byEntry[name]
+	return t, ok
+}
+
+// All returns every registered twin, sorted by entry point.
+func All() []*Twin {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Twin, 0, len(byEntry))
+	for _, t := range byEntry {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Entry < out[j].Entry })
+	return out
+}
+
+// pcOf is the code address of the function value fn. Every use of one
+// function, or of one instance of a generic function, yields the same
+// address, so it identifies the kernel.
+func pcOf(fn any) uintptr {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		panic(fmt.Sprintf("twin: %T is not a kernel function", fn))
+	}
+	return v.Pointer()
+}
+
+func funcName(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return fmt.Sprintf("%T", fn)
+	}
+	if f := runtime.FuncForPC(v.Pointer()); f != nil {
+		return f.Name()
+	}
+	return v.Type().String()
+}
