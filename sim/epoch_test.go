@@ -30,7 +30,9 @@ func runEpochs(t *testing.T, d *Device, x *Buffer[int32], n int) {
 		x.Store(th, i, x.Load(th, i)+1)
 	}
 	for _, k := range []Kernel{first, second} {
-		if err := d.Launch(cfg, k); err != nil {
+		err := d.Launch(cfg, k)
+		ExpectByName(t, err)
+		if err != nil {
 			t.Fatalf("nextGid %d: %v", d.nextGid, err)
 		}
 	}
@@ -63,6 +65,7 @@ func TestRaceAfterGidWrap(t *testing.T) {
 	d.nextGid = 1<<32 - 40 // the launch below wraps
 	racy := func(th *Thread) { x.Store(th, 0, int32(th.GlobalX())) }
 	err := d.Launch(Config{Grid: Dim(2), Block: Dim(32)}, racy)
+	ExpectByName(t, err)
 	var rep *Report
 	if !errors.As(err, &rep) || len(rep.Findings) == 0 || rep.Findings[0].Kind != DataRace {
 		t.Fatalf("write-write race on x[0] after the id wrap: got %v", err)
@@ -85,7 +88,9 @@ func TestNoRaceSharedAcrossBlocks(t *testing.T) {
 		th.SyncThreads()
 		out.Store(th, th.GlobalX(), s.Load(th, th.ThreadIdx.X))
 	}
-	if err := d.Launch(Config{Grid: Dim(64), Block: Dim(32)}, k); err != nil {
+	err := d.Launch(Config{Grid: Dim(64), Block: Dim(32)}, k)
+	ExpectByName(t, err)
+	if err != nil {
 		t.Fatal(err)
 	}
 	got := out.ToHost()
@@ -107,6 +112,7 @@ func TestRaceSharedInLaterBlock(t *testing.T) {
 		}
 	}
 	err := d.Launch(Config{Grid: Dim(8), Block: Dim(32)}, k)
+	ExpectByName(t, err)
 	var rep *Report
 	if !errors.As(err, &rep) || len(rep.Findings) != 1 || rep.Findings[0].Kind != DataRace {
 		t.Fatalf("want one race finding in block 5, got %v", err)

@@ -1,0 +1,413 @@
+package sim_test
+
+// Deadlock and livelock: spins on memory nothing will change, barriers and
+// locks that cannot be passed, the lockstep warp model, blocks that cannot all
+// be resident. Each must be reported promptly, never hang.
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+func TestDeadlockSpinLockOwnerInSameWarpLockstep(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	lock := zeroed[int32](t, dev, "lock", 1)
+	x := zeroed[int32](t, dev, "x", 1)
+	r := exec(t, dev, lin(1, 32, sim.Options{}.WithWarpModel(sim.Lockstep)), ownerInWarp(lock, x))
+	f := wantKind(t, r, sim.Deadlock)
+	held := 0
+	for _, w := range f.Waiting {
+		if strings.Contains(w.At, "held back") {
+			held++
+		}
+	}
+	if !r.Aborted || held == 0 || x.ToHost()[0] >= 32 {
+		t.Fatalf("aborted=%v, %d held back, x=%d; want a lockstep deadlock:\n%v", r.Aborted, held, x.ToHost()[0], r)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// deadlock and livelock must be reported promptly
+
+// "Promptly" is measured in simulated work, not wall time, so that the
+// bound holds under -race too: the pollers' iterations are counted by the
+// kernel itself (deferred, so the abort's unwinding reports them).
+
+func TestDeadlockFlagNeverSetAtomicPoll(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	flag := zeroed[uint32](t, dev, "flag", 1)
+	var polls atomic.Int64
+	r := exec(t, dev, lin(3, 64), func(t *sim.Thread) {
+		if t.BlockIdx.X == 2 {
+			if t.ThreadIdx.X == t.BlockDim.X { // off by one: never true
+				sim.AtomicExch(t, flag, 0, 1)
+			}
+			return
+		}
+		n := int64(0)
+		defer func() { polls.Add(n) }()
+		for sim.AtomicOr(t, flag, 0, 0) == 0 { //@neverPoll
+			n++
+		}
+	})
+	f := wantKind(t, r, sim.Deadlock)
+	if !r.Aborted || len(f.Waiting) != 128 {
+		t.Fatalf("aborted=%v waiting=%d, want 128 spinners:\n%v", r.Aborted, len(f.Waiting), r)
+	}
+	for _, w := range f.Waiting {
+		if w.Site != at(t, "neverPoll") || !strings.Contains(w.At, "spin") {
+			t.Fatalf("waiting entry %+v, want spinning at %s", w, at(t, "neverPoll"))
+		}
+	}
+	if p := polls.Load(); p > 128*1000 {
+		t.Errorf("%d polls (%d per thread) before the deadlock was reported", p, p/128)
+	}
+}
+
+func TestDeadlockFlagNeverSetPlainPoll(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	flag := zeroed[int32](t, dev, "flag", 1)
+	var polls atomic.Int64
+	r := exec(t, dev, lin(1, 32), func(t *sim.Thread) {
+		n := int64(0)
+		defer func() { polls.Add(n) }()
+		for flag.Load(t, 0) == 0 { //@neverPlain
+			n++
+		}
+	})
+	f := wantKind(t, r, sim.Deadlock)
+	if len(f.Waiting) != 32 || f.Waiting[0].Site != at(t, "neverPlain") {
+		t.Fatalf("want 32 spinners at %s:\n%v", at(t, "neverPlain"), r)
+	}
+	onlyKinds(t, r, sim.Deadlock)
+	// The spin watch looks every 4096 accesses, and 64 idle rounds make a
+	// deadlock: some 270k loads per thread. Allow 1M.
+	if p := polls.Load(); p > 32*1000000 {
+		t.Errorf("%d polls (%d per thread) before the livelock was reported", p, p/32)
+	}
+	t.Logf("%d polls per thread", polls.Load()/32)
+}
+
+// Thread 1 waits for a flag that thread 0 sets only after a barrier that
+// thread 1 never reaches.
+func TestDeadlockBarrierAndSpin(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	start := time.Now()
+	r := exec(t, dev, lin(1, 64), func(t *sim.Thread) {
+		flag := sim.Shared[uint32](t, "ready", 1)
+		tid := t.ThreadIdx.X
+		if tid == 0 {
+			flag.Store(t, 0, 0)
+		}
+		t.SyncThreads()
+		if tid == 1 {
+			for sim.AtomicAdd(t, flag, 0, 0) == 0 { //@bsSpin
+			}
+		}
+		t.SyncThreads() //@bsBar
+		if tid == 0 {
+			sim.AtomicExch(t, flag, 0, 1)
+		}
+	})
+	f := wantKind(t, r, sim.Deadlock)
+	var spin, bar int
+	for _, w := range f.Waiting {
+		switch {
+		case w.Site == at(t, "bsSpin") && w.Thread.X == 1:
+			spin++
+		case w.Site == at(t, "bsBar") && w.At == "SyncThreads":
+			bar++
+		}
+	}
+	if spin != 1 || bar != 63 {
+		t.Errorf("spinning %d (want 1), at barrier %d (want 63):\n%v", spin, bar, r)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("deadlock took %v to report", el)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// a software grid barrier needs every block resident: 40 blocks of 1024
+// threads fit a T4 (one per SM), 41 do not and deadlock, on hardware too.
+
+func leaderGridSync(arrive *sim.Buffer[uint32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		if t.ThreadIdx.X != 0 {
+			return
+		}
+		sim.AtomicAdd(t, arrive, 0, 1)
+		for sim.AtomicOr(t, arrive, 0, 0) < uint32(t.GridDim.X) { //@gsyncSpin
+		}
+	}
+}
+
+func TestNoRaceGridSyncAllBlocksResident(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.T4)
+	arrive := zeroed[uint32](t, dev, "arrive", 1)
+	wantClean(t, exec(t, dev, lin(40, 1024), leaderGridSync(arrive)))
+	if got := arrive.ToHost()[0]; got != 40 {
+		t.Fatalf("arrive = %d, want 40", got)
+	}
+}
+
+func TestDeadlockGridSyncMoreBlocksThanResident(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.T4)
+	arrive := zeroed[uint32](t, dev, "arrive", 1)
+	r := exec(t, dev, lin(41, 1024), leaderGridSync(arrive))
+	f := wantKind(t, r, sim.Deadlock)
+	spin := 0
+	for _, w := range f.Waiting {
+		if w.Site == at(t, "gsyncSpin") {
+			spin++
+		}
+	}
+	if spin != 40 || arrive.ToHost()[0] != 40 {
+		t.Fatalf("%d spinning at %s (want 40), arrive = %d:\n%v", spin, at(t, "gsyncSpin"), arrive.ToHost()[0], r)
+	}
+	if !strings.Contains(f.Detail, "1 of the grid's 41 blocks never started") {
+		t.Errorf("the deadlock should name the block that never started: %q", f.Detail)
+	}
+}
+
+func TestDeadlockSyncWarpVersusSyncThreads(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	r := exec(t, dev, lin(1, 32), func(t *sim.Thread) {
+		if t.LaneID() == 0 {
+			t.SyncThreads() //@dlBar
+		} else {
+			t.SyncWarp(sim.FullMask) //@dlWarp
+		}
+	})
+	f := wantKind(t, r, sim.Deadlock)
+	bar, warp := 0, 0
+	for _, w := range f.Waiting {
+		switch w.Site {
+		case at(t, "dlBar"):
+			bar++
+		case at(t, "dlWarp"):
+			warp++
+		}
+	}
+	if bar != 1 || warp != 31 {
+		t.Errorf("%d at the barrier, %d at __syncwarp; want 1 and 31:\n%v", bar, warp, r)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// volatile-style polling of more flags than the spin watch remembers: block 0
+// waits for the flags of blocks 1..12 with plain loads. On hardware it
+// completes; the simulator must not hang (the flags are reported as races).
+
+func TestRaceVolatilePollManyFlags(t *testing.T) {
+	const producers = 12
+	dev := sim.NewDevice(sim.H100)
+	flags := zeroed[int32](t, dev, "flags", producers+1)
+	var abandon atomic.Bool
+	r, ok := launchWithin(t, dev, lin(producers+1, 32), hangLimit, &abandon, func(t *sim.Thread) {
+		if t.ThreadIdx.X != 0 {
+			return
+		}
+		if b := t.BlockIdx.X; b > 0 {
+			t.ThreadFence()
+			flags.Store(t, b, 1) //@mfW
+			return
+		}
+		for {
+			all := true
+			for b := 1; b <= producers; b++ {
+				if flags.Load(t, b) == 0 { //@mfR
+					all = false
+				}
+			}
+			if all || abandon.Load() {
+				return
+			}
+		}
+	})
+	if !ok {
+		t.Fatal("a thread polling more than 8 addresses with plain loads is never recognised as spinning: the producer blocks are never admitted and the launch hangs (the test had to tell the kernel to give up)")
+	}
+	wantRace(t, r, sim.GlobalSpace, "flags", at(t, "mfW"), at(t, "mfR"))
+	onlyKinds(t, r, sim.DataRace)
+}
+
+// ---------------------------------------------------------------------------
+// the lockstep model: a lock taken by one lane per warp works across warps
+
+func TestNoRaceLockstepWarpLeaderLock(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []sim.Options{{}, random(5)} {
+		opts = opts.WithWarpModel(sim.Lockstep)
+		dev := sim.NewDevice(sim.H100)
+		lock := zeroed[int32](t, dev, "lock", 1)
+		x := zeroed[int32](t, dev, "x", 1)
+		wantClean(t, exec(t, dev, lin(2, 128, opts), func(t *sim.Thread) {
+			if t.LaneID() != 0 {
+				return
+			}
+			for sim.AtomicCAS(t, lock, 0, 0, 1) != 0 {
+			}
+			t.ThreadFence()
+			x.Store(t, 0, x.Load(t, 0)+1)
+			t.ThreadFence()
+			sim.AtomicExch(t, lock, 0, 0)
+		}))
+		if got := x.ToHost()[0]; got != 8 {
+			t.Fatalf("x = %d, want 8", got)
+		}
+	}
+}
+
+// Holding a lock across __syncthreads: the block's other threads spin on the
+// lock and never reach the barrier.
+func TestDeadlockLockHeldAcrossBarrier(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	lock := zeroed[int32](t, dev, "lock", 1)
+	start := time.Now()
+	r := exec(t, dev, lin(1, 64), func(t *sim.Thread) {
+		for sim.AtomicCAS(t, lock, 0, 0, 1) != 0 { //@lhSpin
+		}
+		t.SyncThreads() //@lhBar
+		sim.AtomicExch(t, lock, 0, 0)
+	})
+	f := wantKind(t, r, sim.Deadlock)
+	spin, bar := 0, 0
+	for _, w := range f.Waiting {
+		switch w.Site {
+		case at(t, "lhSpin"):
+			spin++
+		case at(t, "lhBar"):
+			bar++
+		}
+	}
+	if bar != 1 || spin != 63 {
+		t.Errorf("%d at the barrier, %d spinning; want 1 and 63:\n%v", bar, spin, r)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("deadlock took %v", el)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// warp-cooperative polling: the whole warp polls with __any_sync around an
+// atomic read. The collective completes on every round, but nothing changes.
+
+// hangLimit is how long a launch may take before a test calls it a hang: far
+// above the tens of milliseconds these launches take, so that a slow machine
+// or the race detector does not turn into a failure.
+const hangLimit = 10 * time.Second
+
+func launchWithin(t *testing.T, dev *sim.Device, cfg sim.Config, limit time.Duration, abandon *atomic.Bool, k sim.Kernel) (*sim.Report, bool) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- dev.Launch(cfg, k) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(limit):
+		abandon.Store(true)
+		<-done
+		return nil, false
+	}
+	sim.ExpectByName(t, err)
+	if err == nil {
+		return nil, true
+	}
+	r, ok := err.(*sim.Report)
+	if !ok {
+		t.Fatalf("launch refused: %v", err)
+	}
+	return r, true
+}
+
+func warpPoll(data, out *sim.Buffer[int32], flag *sim.Buffer[uint32], abandon *atomic.Bool, produce bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		if t.BlockIdx.X == 1 {
+			if produce {
+				data.Store(t, t.ThreadIdx.X, int32(t.ThreadIdx.X+100))
+				t.ThreadFence()
+				sim.AtomicAdd(t, flag, 0, 1)
+			}
+			return
+		}
+		for !t.AnySync(sim.FullMask, sim.AtomicOr(t, flag, 0, 0) == 32) { //@wpPoll
+			if abandon.Load() {
+				return
+			}
+		}
+		t.ThreadFence()
+		out.Store(t, t.ThreadIdx.X, data.Load(t, t.ThreadIdx.X))
+	}
+}
+
+func TestNoRaceWarpCooperativePolling(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	data := zeroed[int32](t, dev, "data", 32)
+	out := zeroed[int32](t, dev, "out", 32)
+	flag := zeroed[uint32](t, dev, "flag", 1)
+	var abandon atomic.Bool
+	r, ok := launchWithin(t, dev, lin(2, 32), hangLimit, &abandon, warpPoll(data, out, flag, &abandon, true))
+	if !ok {
+		t.Fatal("a warp polling with __any_sync never lets the producer block in: each completed collective counts as progress, so the spin rounds never reach the admission (or deadlock) threshold, and the launch hangs (the test told the kernel to give up)")
+	}
+	wantClean(t, r)
+	for i, v := range out.ToHost() {
+		if v != int32(i+100) {
+			t.Fatalf("out[%d] = %d", i, v)
+		}
+	}
+}
+
+func TestDeadlockWarpCooperativePollingNeverSet(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	data := zeroed[int32](t, dev, "data", 32)
+	out := zeroed[int32](t, dev, "out", 32)
+	flag := zeroed[uint32](t, dev, "flag", 1)
+	var abandon atomic.Bool
+	r, ok := launchWithin(t, dev, lin(2, 32), hangLimit, &abandon, warpPoll(data, out, flag, &abandon, false))
+	if !ok {
+		t.Fatal("livelock of a warp polling with __any_sync is never reported (each completed collective counts as progress); the launch hangs until the test tells the kernel to give up")
+	}
+	f := wantKind(t, r, sim.Deadlock)
+	if len(f.Waiting) == 0 || f.Waiting[0].Site != at(t, "wpPoll") {
+		t.Errorf("want the pollers at %s:\n%v", at(t, "wpPoll"), r)
+	}
+}
+
+func TestDeadlockLockstepMutex(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x := mustF64(t, dev, "x", 1)
+	mu, _ := sim.Alloc[uint64](dev, "mutex", 1)
+	mu.Memset(0)
+	r := launchOn(t, dev, 1, 32, sim.Options{}.WithWarpModel(sim.Lockstep), mutexKernel(x, mu, true))
+	if !r.Has(sim.Deadlock) {
+		t.Fatalf("no deadlock: %v", r)
+	}
+	t.Log(r)
+}
+
+func TestDeadlockSpinForever(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	mu, _ := sim.Alloc[uint32](dev, "lock", 1)
+	mu.Memset(0xff)
+	r := launchOn(t, dev, 2, 64, sim.Options{}, func(t *sim.Thread) {
+		for sim.AtomicCAS(t, mu, 0, 0, 1) != 0 {
+		}
+	})
+	if !r.Has(sim.Deadlock) {
+		t.Fatalf("no deadlock: %v", r)
+	}
+}

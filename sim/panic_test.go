@@ -1,0 +1,142 @@
+package sim_test
+
+// Go panics in kernels: reported as findings with the thread and line, the
+// launch aborted, the device usable afterwards.
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// ---------------------------------------------------------------------------
+// a Go panic in one thread while others wait at a barrier: reported, the
+// launch aborted, every suspended thread unwound (its defers run), no later
+// block started.
+
+func TestPanicWhileOthersWaitAtBarrier(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 128)
+	var entered, unwound atomic.Int32
+	r := exec(t, dev, lin(2, 64), func(t *sim.Thread) {
+		entered.Add(1)
+		defer unwound.Add(1)
+		s := sim.Shared[int32](t, "p", 64)
+		tid := t.ThreadIdx.X
+		s.Store(t, tid, int32(tid))
+		t.SyncThreads()
+		d := s.Load(t, (tid+1)%64) - 6
+		q := 600 / d //@divZero
+		t.SyncThreads()
+		out.Store(t, t.GlobalX(), q)
+	})
+	f := wantKind(t, r, sim.KernelPanic)
+	if !r.Aborted || f.Current.Site != at(t, "divZero") || f.Current.Thread.X != 5 || !strings.Contains(f.Detail, "divide by zero") {
+		t.Errorf("finding %+v, want thread 5's division at %s", f, at(t, "divZero"))
+	}
+	if entered.Load() != 64 || unwound.Load() != 64 {
+		t.Errorf("entered %d, unwound %d; want 64 and 64 (block 1 never starts)", entered.Load(), unwound.Load())
+	}
+	onlyKinds(t, r, sim.KernelPanic)
+}
+
+// ---------------------------------------------------------------------------
+// Go panics in kernels
+
+func TestPanicNilMapWriteThenDeviceUsable(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 4*32)
+	var m map[int]int
+	cfg := sim.Config{Grid: sim.Dim2(2, 2), Block: sim.Dim2(8, 4)}
+	r := exec(t, dev, cfg, func(t *sim.Thread) {
+		out.Store(t, (t.BlockIdx.Y*2+t.BlockIdx.X)*32+t.LinearThreadIdx(), 1)
+		if t.BlockIdx == d3(1, 1, 0) && t.ThreadIdx == d3(3, 2, 0) {
+			m[1] = 2 //@nilMap
+		}
+	})
+	f := wantKind(t, r, sim.KernelPanic)
+	if !r.Aborted || f.Current.Block != d3(1, 1, 0) || f.Current.Thread != d3(3, 2, 0) ||
+		f.Current.Site != at(t, "nilMap") || !strings.Contains(f.Detail, "nil map") {
+		t.Errorf("finding %+v, want block (1,1,0) thread (3,2,0) at %s", f, at(t, "nilMap"))
+	}
+	if !strings.Contains(r.Error(), "(1,1,0)") && !strings.Contains(r.Error(), "{1 1 0}") {
+		t.Logf("report text: %s", r.Error())
+	}
+	onlyKinds(t, r, sim.KernelPanic)
+	// the device runs the next launch normally
+	if err := out.Memset(0); err != nil {
+		t.Fatal(err)
+	}
+	wantClean(t, exec(t, dev, cfg, func(t *sim.Thread) {
+		out.Store(t, (t.BlockIdx.Y*2+t.BlockIdx.X)*32+t.LinearThreadIdx(), int32(t.LinearThreadIdx()))
+		t.SyncThreads()
+	}))
+	for i, v := range out.ToHost() {
+		if v != int32(i%32) {
+			t.Fatalf("out[%d] = %d after recovery", i, v)
+		}
+	}
+}
+
+func TestPanicIntDivideByZeroInWarpCollectiveKernel(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 64)
+	den := host(t, dev, "den", []int32{3, 0})
+	r := exec(t, dev, lin(2, 64), func(t *sim.Thread) {
+		v := sim.ShflSync(t, sim.FullMask, int32(t.LaneID()), 0)
+		d := den.Load(t, t.BlockIdx.X)
+		if t.ThreadIdx.X == 40 {
+			v = 100 / d //@div0
+		}
+		t.SyncThreads()
+		out.Store(t, t.ThreadIdx.X, v)
+	})
+	f := wantKind(t, r, sim.KernelPanic)
+	if f.Current.Block != d3(1, 0, 0) || f.Current.Thread != d3(40, 0, 0) || f.Current.Site != at(t, "div0") ||
+		!strings.Contains(f.Detail, "divide by zero") {
+		t.Errorf("finding %+v, want block 1 thread 40 at %s", f, at(t, "div0"))
+	}
+	onlyKinds(t, r, sim.KernelPanic)
+	// block 0 finished: thread 40 stored 100/3
+	if g := out.ToHost()[40]; g != 33 {
+		t.Errorf("out[40] = %d, want 33 from block 0", g)
+	}
+	den.CopyFromHost([]int32{1, 1})
+	wantClean(t, exec(t, dev, lin(2, 64), func(t *sim.Thread) {
+		if t.BlockIdx.X == 1 {
+			out.Store(t, t.ThreadIdx.X, 100/den.Load(t, 1))
+		}
+	}))
+}
+
+func TestPanicSliceIndexIsPanicNotOutOfBounds(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	local := make([]int, 4)
+	r := exec(t, dev, lin(1, 8), func(t *sim.Thread) {
+		_ = local[t.ThreadIdx.X] //@goSlice
+	})
+	f := wantKind(t, r, sim.KernelPanic)
+	if f.Current.Thread.X != 4 || f.Current.Site != at(t, "goSlice") {
+		t.Errorf("finding %+v, want thread 4 at %s", f, at(t, "goSlice"))
+	}
+	onlyKinds(t, r, sim.KernelPanic)
+}
+
+func TestPanicIndexOutOfRange(t *testing.T) {
+	r := launch(t, 2, 4, sim.Options{}, func(t *sim.Thread) {
+		var s []int
+		if t.ThreadIdx.X == 3 {
+			_ = s[t.ThreadIdx.X]
+		}
+	})
+	if !r.Has(sim.KernelPanic) {
+		t.Fatalf("%v", r)
+	}
+	t.Log(r)
+}
