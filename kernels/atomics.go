@@ -16,52 +16,49 @@ const (
 	addOneBlock = 16
 )
 
-var addOneFunc = &Func{Name: "add_one", Params: []string{"x"}, Body: func(args []any) sim.Kernel {
-	x := Buf[float64](args[0])
+// AddOne is example 4.1's increment, x[0] = x[0] + 1 from every thread
+// with nothing ordering them: a read-modify-write race.
+func AddOne(x *sim.Buffer[float64]) sim.Kernel {
 	return func(t *sim.Thread) {
 		x.Store(t, 0, x.Load(t, 0)+1)
 	}
-}}
+}
 
-var addOneAtomicFunc = &Func{Name: "add_one_atomic", Params: []string{"x"}, Body: func(args []any) sim.Kernel {
-	x := Buf[float64](args[0])
+// AddOneAtomic is example 4.2's cuda.atomic.add(x, 0, 1): atomicAdd(&x[0], 1.0).
+func AddOneAtomic(x *sim.Buffer[float64]) sim.Kernel {
 	return func(t *sim.Thread) {
 		sim.AtomicAdd(t, x, 0, 1)
 	}
-}}
+}
 
-// mutexBody is example 4.5's add_one_mutex with its device functions
+// AddOneMutex is example 4.5's add_one_mutex with its device functions
 // inlined:
 //
 //	lock:   while atomicCAS(mutex, 0, 1) != 0 {}; __threadfence();
 //	        x[0] += 1;
 //	unlock: __threadfence(); atomicExch(mutex, 0);
-//
-// Without the fences (fences false) nothing orders one holder's x[0] update
-// before the next holder's read: the atomics on mutex synchronise only with
-// each other, so the plain accesses to x race.
-func mutexBody(fences bool) func(args []any) sim.Kernel {
-	return func(args []any) sim.Kernel {
-		x, mutex := Buf[float64](args[0]), Buf[uint64](args[1])
-		return func(t *sim.Thread) {
-			for sim.AtomicCAS(t, mutex, 0, 0, 1) != 0 {
-			}
-			if fences {
-				t.ThreadFence()
-			}
-			x.Store(t, 0, x.Load(t, 0)+1)
-			if fences {
-				t.ThreadFence()
-			}
-			sim.AtomicExch(t, mutex, 0, 0)
+func AddOneMutex(x *sim.Buffer[float64], mutex *sim.Buffer[uint64]) sim.Kernel {
+	return func(t *sim.Thread) {
+		for sim.AtomicCAS(t, mutex, 0, 0, 1) != 0 {
 		}
+		t.ThreadFence()
+		x.Store(t, 0, x.Load(t, 0)+1)
+		t.ThreadFence()
+		sim.AtomicExch(t, mutex, 0, 0)
 	}
 }
 
-var (
-	addOneMutexFunc        = &Func{Name: "add_one_mutex", Params: []string{"x", "mutex"}, Body: mutexBody(true)}
-	addOneMutexNofenceFunc = &Func{Name: "add_one_mutex_nofence", Params: []string{"x", "mutex"}, Body: mutexBody(false)}
-)
+// AddOneMutexNofence is AddOneMutex without the fences. Nothing orders one
+// holder's x[0] update before the next holder's read: the atomics on mutex
+// synchronise only with each other, so the plain accesses to x race.
+func AddOneMutexNofence(x *sim.Buffer[float64], mutex *sim.Buffer[uint64]) sim.Kernel {
+	return func(t *sim.Thread) {
+		for sim.AtomicCAS(t, mutex, 0, 0, 1) != 0 {
+		}
+		x.Store(t, 0, x.Load(t, 0)+1)
+		sim.AtomicExch(t, mutex, 0, 0)
+	}
+}
 
 const addOneCaseDoc = `
 Launch: [10, 16], as in the seed. Case: Inputs[0] []float64{x0}, the initial
@@ -71,12 +68,12 @@ x0 + 160 when every increment counts.`
 // addOneKernel is the registry entry of an example 4.x variant: fn on the
 // seed's [10, 16] over x, and over a zeroed mutex word withMutex. Every
 // variant means to compute x0 + 160.
-func addOneKernel(name, doc string, fn *Func, withMutex bool) *Kernel {
+func addOneKernel(name, doc string, fn any, withMutex bool) *Kernel {
 	return &Kernel{
 		Name:      name,
 		Doc:       doc + addOneCaseDoc,
 		Seed:      "003",
-		Funcs:     []*Func{fn},
+		Funcs:     []any{fn},
 		Run:       func(b Backend, c Case) (Result, error) { return runAddOne(b, c, fn, withMutex) },
 		Reference: referenceAddOne,
 		Generate:  generateAddOne,
@@ -89,14 +86,14 @@ var addOne = register(faulty(addOneKernel("add_one",
 	`Faulty: x[0] = x[0] + 1 from 160 threads, a read-modify-write race on one element.
 
 Seed 003, Numba example 4.1.`,
-	addOneFunc, false), "add_one_atomic", sim.DataRace))
+	AddOne, false), "add_one_atomic", sim.DataRace))
 
 var addOneAtomic = register(addOneKernel("add_one_atomic",
 	`atomicAdd(&x[0], 1.0) from 160 threads: gives 160.
 
 Seed 003, Numba example 4.2 (cuda.atomic.add). atomicAdd on double needs
 compute capability 6.0.`,
-	addOneAtomicFunc, false))
+	AddOneAtomic, false))
 
 var addOneMutex = register(addOneKernel("add_one_mutex",
 	`x[0] += 1 from 160 threads under a spin mutex (atomicCAS, __threadfence, atomicExch).
@@ -106,7 +103,7 @@ the seed's int64 has no atomicCAS overload in CUDA), zeroed by the host. The
 lock spins within a warp, which relies on independent thread scheduling
 (Volta and later); under the simulator's Lockstep warp model it deadlocks,
 as it would on earlier GPUs.`,
-	addOneMutexFunc, true))
+	AddOneMutex, true))
 
 var addOneMutexNofence = register(faulty(addOneKernel("add_one_mutex_nofence",
 	`Faulty: add_one_mutex without its two __threadfence calls: the guarded x[0] += 1 races.
@@ -115,11 +112,11 @@ The lock still excludes, but the atomics on the mutex word order nothing
 else: a new holder may read x[0] before the previous holder's write is
 visible (the bug Alglave et al. found in CUDA by Example, which the seed
 cites).`,
-	addOneMutexNofenceFunc, true), "add_one_mutex", sim.DataRace))
+	AddOneMutexNofence, true), "add_one_mutex", sim.DataRace))
 
 // runAddOne launches fn(x) or, withMutex, fn(x, mutex) with the mutex
 // word zeroed (unlocked), on the seed's [10, 16], and returns x.
-func runAddOne(b Backend, c Case, fn *Func, withMutex bool) (Result, error) {
+func runAddOne(b Backend, c Case, fn any, withMutex bool) (Result, error) {
 	bufs := []devBuf{inOut(c.Inputs[0].([]float64))}
 	if withMutex {
 		bufs = append(bufs, zeroedScratch[uint64](1))

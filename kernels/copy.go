@@ -10,37 +10,35 @@ import (
 // the same bytes moved, one warp-wide transaction per 32 consecutive
 // elements versus one per element. The profiler shows the difference.
 
-// copyCoalescedFunc is
+// CopyCoalesced is
 //
 //	__global__ void copy_coalesced(const float *input, float *output, int N) {
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
 //	    if (idx < N) output[idx] = input[idx];
 //	}
-var copyCoalescedFunc = &Func{Name: "copy_coalesced", Params: []string{"input", "output", "N"}, Body: func(args []any) sim.Kernel {
-	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
+func CopyCoalesced(input, output *sim.Buffer[float32], N int) sim.Kernel {
 	return func(t *sim.Thread) {
 		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
-		if idx < n {
+		if idx < N {
 			output.Store(t, idx, input.Load(t, idx))
 		}
 	}
-}}
+}
 
-// copyStridedFunc is the seed's copy_uncoalesced:
+// CopyStrided is the seed's copy_uncoalesced:
 //
 //	__global__ void copy_strided(const float *input, float *output, int N, int stride) {
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
 //	    if (idx < N/stride) output[idx] = input[idx * stride];
 //	}
-var copyStridedFunc = &Func{Name: "copy_strided", Params: []string{"input", "output", "N", "stride"}, Body: func(args []any) sim.Kernel {
-	input, output, n, stride := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2]), Int(args[3])
+func CopyStrided(input, output *sim.Buffer[float32], N, stride int) sim.Kernel {
 	return func(t *sim.Thread) {
 		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
-		if idx < n/stride {
+		if idx < N/stride {
 			output.Store(t, idx, input.Load(t, idx*stride))
 		}
 	}
-}}
+}
 
 var copyCoalesced = register(&Kernel{
 	Name: "copy_coalesced",
@@ -49,11 +47,11 @@ var copyCoalesced = register(&Kernel{
 Seed 002's copy_coalesced. Launch: ceil(N/block) blocks (the seed: 256
 threads). Case: Inputs[0] []float32; Result: []float32 copy.`,
 	Seed:  "002",
-	Funcs: []*Func{copyCoalescedFunc},
+	Funcs: []any{CopyCoalesced},
 	Run: func(b Backend, c Case) (Result, error) {
 		in := c.Inputs[0].([]float32)
 		n, block := len(in), orDefault(c.Block, 256)
-		return launchOnce(b, copyCoalescedFunc, sim.Dim(cover(n, block)), sim.Dim(block), 0,
+		return launchOnce(b, CopyCoalesced, sim.Dim(cover(n, block)), sim.Dim(block), 0,
 			[]devBuf{input(in), output[float32](n)}, int32(n))
 	},
 	Reference: func(c Case) Result {
@@ -79,11 +77,11 @@ multiple of block*stride; the driver uses ceil((N/stride)/block) blocks (at
 least one), the same at the seed's size. Case: Inputs[0] []float32,
 Params[0] the stride (default 32); Result: []float32 output.`,
 	Seed:  "002",
-	Funcs: []*Func{copyStridedFunc},
+	Funcs: []any{CopyStrided},
 	Run: func(b Backend, c Case) (Result, error) {
 		in := c.Inputs[0].([]float32)
 		n, block, stride := len(in), orDefault(c.Block, 256), copyStrideOf(c)
-		return launchOnce(b, copyStridedFunc, sim.Dim(cover(n/stride, block)), sim.Dim(block), 0,
+		return launchOnce(b, CopyStrided, sim.Dim(cover(n/stride, block)), sim.Dim(block), 0,
 			[]devBuf{input(in), zeroedOutput[float32](n)}, int32(n), int32(stride))
 	},
 	Reference: func(c Case) Result {

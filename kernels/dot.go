@@ -30,59 +30,48 @@ func dotGrid(n, block int) int { return min(32*20, cover(n, block)) }
 // dotBlocks are the power-of-two blocks that fit s_block.
 var dotBlocks = []int{32, 64, 128, 256}
 
-// dotBlockSum is the part that dot_partial and dot_mutex share (the seed:
-// "above this line, the code will remain exactly the same"): the thread's
-// grid-stride sum into s_block[tid], then the tree, whose step reads
-// s_block[tid + next(i)]. It leaves the block's sum in s_block[0].
-func dotBlockSum(t *sim.Thread, a, b *sim.Buffer[float32], n int, next func(i int) int) *sim.Buffer[float32] {
-	igrid := t.GlobalX()
-	threadsPerGrid := t.GridStrideX()
-	var sThread float64
-	for iarr := igrid; iarr < n; iarr += threadsPerGrid {
-		sThread += float64(a.Load(t, iarr) * b.Load(t, iarr))
-	}
-	sBlock := sim.Shared[float32](t, "s_block", dotThreads)
-	tid := t.ThreadIdx.X
-	sBlock.Store(t, tid, float32(sThread))
-	t.SyncThreads()
-	for i := t.BlockDim.X / 2; i > 0; i /= 2 {
-		if tid < i {
-			sBlock.Store(t, tid, sBlock.Load(t, tid)+sBlock.Load(t, tid+next(i)))
+// The kernels share their first part (the seed: "above this line, the code
+// will remain exactly the same"): the thread's grid-stride sum into
+// s_block[tid], then the halving tree, which leaves the block's sum in
+// s_block[0]. Each kernel spells it out, as the seed does.
+
+// DotPartial is example 4.6's dot_partial(a, b, partial_c), with a.size
+// passed as n.
+func DotPartial(a, b, partial_c *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		igrid := t.GlobalX()
+		threadsPerGrid := t.GridStrideX()
+		var sThread float64
+		for iarr := igrid; iarr < n; iarr += threadsPerGrid {
+			sThread += float64(a.Load(t, iarr) * b.Load(t, iarr))
 		}
+		s_block := sim.Shared[float32](t, "s_block", dotThreads)
+		tid := t.ThreadIdx.X
+		s_block.Store(t, tid, float32(sThread))
 		t.SyncThreads()
+		for i := t.BlockDim.X / 2; i > 0; i /= 2 {
+			if tid < i {
+				s_block.Store(t, tid, s_block.Load(t, tid)+s_block.Load(t, tid+i))
+			}
+			t.SyncThreads()
+		}
+		if t.ThreadIdx.X == 0 {
+			partial_c.Store(t, t.BlockIdx.X, s_block.Load(t, 0))
+		}
 	}
-	return sBlock
 }
 
-func strideI(i int) int { return i }
-
-// strideOne is the seed's typo: s_block[tid + 1] for s_block[tid + i].
-func strideOne(int) int { return 1 }
-
-// dotPartialFunc is example 4.6's dot_partial(a, b, partial_c), with
-// a.size passed as n.
-var dotPartialFunc = &Func{Name: "dot_partial", Params: []string{"a", "b", "partial_c", "n"}, Body: func(args []any) sim.Kernel {
-	a, b, partialC, n := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2]), Int(args[3])
-	return func(t *sim.Thread) {
-		sBlock := dotBlockSum(t, a, b, n, strideI)
-		if t.ThreadIdx.X == 0 {
-			partialC.Store(t, t.BlockIdx.X, sBlock.Load(t, 0))
-		}
-	}
-}}
-
-// dotZeroInitFunc is the seed's kernel_zero_init(arr), launched [1, 1]
+// KernelZeroInit is the seed's kernel_zero_init(arr), launched [1, 1]
 // on the scalar c: a grid-stride loop of zeros (arr.size passed as n).
-var dotZeroInitFunc = &Func{Name: "kernel_zero_init", Params: []string{"arr", "n"}, Body: func(args []any) sim.Kernel {
-	arr, n := Buf[float32](args[0]), Int(args[1])
+func KernelZeroInit(arr *sim.Buffer[float32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		for iarr := t.GlobalX(); iarr < n; iarr += t.GridStrideX() {
 			arr.Store(t, iarr, 0)
 		}
 	}
-}}
+}
 
-// dotMutexBody is example 4.6's dot_mutex(mutex, a, b, c), with example
+// DotMutex is example 4.6's dot_mutex(mutex, a, b, c), with example
 // 4.5's lock and unlock:
 //
 //	def lock(mutex):
@@ -93,28 +82,66 @@ var dotZeroInitFunc = &Func{Name: "kernel_zero_init", Params: []string{"arr", "n
 //	    cuda.atomic.exch(mutex, 0, 0)
 //
 // Thread 0 of each block adds the block's sum to c[0] under the lock.
-func dotMutexBody(next func(int) int) func(args []any) sim.Kernel {
-	return func(args []any) sim.Kernel {
-		mutex := Buf[int32](args[0])
-		a, b, c, n := Buf[float32](args[1]), Buf[float32](args[2]), Buf[float32](args[3]), Int(args[4])
-		return func(t *sim.Thread) {
-			sBlock := dotBlockSum(t, a, b, n, next)
-			if t.ThreadIdx.X == 0 {
-				for sim.AtomicCAS(t, mutex, 0, 0, 1) != 0 {
-				}
-				t.ThreadFence()
-				c.Store(t, 0, c.Load(t, 0)+sBlock.Load(t, 0))
-				t.ThreadFence()
-				sim.AtomicExch(t, mutex, 0, 0)
+func DotMutex(mutex *sim.Buffer[int32], a, b, c *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		igrid := t.GlobalX()
+		threadsPerGrid := t.GridStrideX()
+		var sThread float64
+		for iarr := igrid; iarr < n; iarr += threadsPerGrid {
+			sThread += float64(a.Load(t, iarr) * b.Load(t, iarr))
+		}
+		s_block := sim.Shared[float32](t, "s_block", dotThreads)
+		tid := t.ThreadIdx.X
+		s_block.Store(t, tid, float32(sThread))
+		t.SyncThreads()
+		for i := t.BlockDim.X / 2; i > 0; i /= 2 {
+			if tid < i {
+				s_block.Store(t, tid, s_block.Load(t, tid)+s_block.Load(t, tid+i))
 			}
+			t.SyncThreads()
+		}
+		if t.ThreadIdx.X == 0 {
+			for sim.AtomicCAS(t, mutex, 0, 0, 1) != 0 {
+			}
+			t.ThreadFence()
+			c.Store(t, 0, c.Load(t, 0)+s_block.Load(t, 0))
+			t.ThreadFence()
+			sim.AtomicExch(t, mutex, 0, 0)
 		}
 	}
 }
 
-var (
-	dotMutexFunc       = &Func{Name: "dot_mutex", Params: []string{"mutex", "a", "b", "c", "n"}, Body: dotMutexBody(strideI)}
-	dotMutexFaultyFunc = &Func{Name: "dot_mutex", Params: []string{"mutex", "a", "b", "c", "n"}, Body: dotMutexBody(strideOne)}
-)
+// DotMutexFaulty is dot_mutex as the seed prints it, whose tree reads
+// s_block[tid + 1] where s_block[tid + i] was meant: thread tid reads the
+// slot thread tid + 1 writes in the same step.
+func DotMutexFaulty(mutex *sim.Buffer[int32], a, b, c *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		igrid := t.GlobalX()
+		threadsPerGrid := t.GridStrideX()
+		var sThread float64
+		for iarr := igrid; iarr < n; iarr += threadsPerGrid {
+			sThread += float64(a.Load(t, iarr) * b.Load(t, iarr))
+		}
+		s_block := sim.Shared[float32](t, "s_block", dotThreads)
+		tid := t.ThreadIdx.X
+		s_block.Store(t, tid, float32(sThread))
+		t.SyncThreads()
+		for i := t.BlockDim.X / 2; i > 0; i /= 2 {
+			if tid < i {
+				s_block.Store(t, tid, s_block.Load(t, tid)+s_block.Load(t, tid+1))
+			}
+			t.SyncThreads()
+		}
+		if t.ThreadIdx.X == 0 {
+			for sim.AtomicCAS(t, mutex, 0, 0, 1) != 0 {
+			}
+			t.ThreadFence()
+			c.Store(t, 0, c.Load(t, 0)+s_block.Load(t, 0))
+			t.ThreadFence()
+			sim.AtomicExch(t, mutex, 0, 0)
+		}
+	}
+}
 
 // dotPartials is dot_partial's result on the CPU, in the kernel's order.
 func dotPartials(a, b []float32, block int) []float32 {
@@ -139,20 +166,20 @@ func dotPartials(a, b []float32, block int) []float32 {
 func runDotPartial(b Backend, c Case) (Result, error) {
 	block := orDefault(c.Block, dotThreads)
 	grid := dotGrid(c.N, block)
-	return launchOnce(b, dotPartialFunc, sim.Dim(grid), sim.Dim(block), 0,
+	return launchOnce(b, DotPartial, sim.Dim(grid), sim.Dim(block), 0,
 		[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](grid)}, int32(c.N))
 }
 
 // runDotMutex zeroes c with kernel_zero_init[1, 1] as the seed does, then
 // launches dot_mutex. The seed leaves the mutex as cuda.device_array, which
 // is uninitialised; the driver sets it to 0 (unlocked) first.
-func runDotMutex(fn *Func) func(b Backend, c Case) (Result, error) {
+func runDotMutex(fn any) func(b Backend, c Case) (Result, error) {
 	return func(b Backend, c Case) (Result, error) {
 		block := orDefault(c.Block, dotThreads)
 		bufs := []devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](1), zeroedScratch[int32](1)}
 		return runBuffers(b, bufs, func(m []Mem) error {
 			da, db, dc, mutex := m[0], m[1], m[2], m[3]
-			if err := b.Launch(dotZeroInitFunc, sim.Dim(1), sim.Dim(1), 0, dc, int32(1)); err != nil {
+			if err := b.Launch(KernelZeroInit, sim.Dim(1), sim.Dim(1), 0, dc, int32(1)); err != nil {
 				return err
 			}
 			return b.Launch(fn, sim.Dim(dotGrid(c.N, block)), sim.Dim(block), 0, mutex, da, db, dc, int32(c.N))
@@ -195,7 +222,7 @@ var dotPartial = register(&Kernel{
 		"seed's threads_per_block, which sizes s_block; a power of two). Threads sum in float64 as\n" +
 		"Numba types them. Result is the per-block partials.",
 	Seed:  "003",
-	Funcs: []*Func{dotPartialFunc},
+	Funcs: []any{DotPartial},
 	Run:   runDotPartial,
 	Reference: func(c Case) Result {
 		return Result{dotPartials(f32s(c, 0), f32s(c, 1), orDefault(c.Block, dotThreads))}
@@ -213,8 +240,8 @@ var dotMutex = register(&Kernel{
 		"Shaped as dot_partial, plus kernel_zero_init[1, 1] on c first. Result is c. Inputs are drawn\n" +
 		"so that every partial sum is exact, since the lock order is not fixed.",
 	Seed:      "003",
-	Funcs:     []*Func{dotZeroInitFunc, dotMutexFunc},
-	Run:       runDotMutex(dotMutexFunc),
+	Funcs:     []any{KernelZeroInit, DotMutex},
+	Run:       runDotMutex(DotMutex),
 	Reference: dotMutexReference,
 	Generate:  genExactDot,
 	Blocks:    dotBlocks,
@@ -227,8 +254,8 @@ var dotMutexFaulty = register(&Kernel{
 		"Thread tid reads s_block[tid + 1] while thread tid + 1 writes it in the same step. Shaped as\n" +
 		"dot_mutex; its Reference is what the kernel means to compute.",
 	Seed:      "003",
-	Funcs:     []*Func{dotZeroInitFunc, dotMutexFaultyFunc},
-	Run:       runDotMutex(dotMutexFaultyFunc),
+	Funcs:     []any{KernelZeroInit, DotMutexFaulty},
+	Run:       runDotMutex(DotMutexFaulty),
 	Reference: dotMutexReference,
 	Generate:  genExactDot,
 	Blocks:    dotBlocks,

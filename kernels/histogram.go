@@ -16,36 +16,34 @@ import (
 
 const sharedHistBins = 256
 
-// histogramShared256Func is the seed's
+// HistogramShared256 is the seed's
 //
 //	extern "C" __global__ void histogram(const int *data, int *hist, int N, int nbins)
 //
 // with its dynamic shared s_hist of nbins ints: zero s_hist, barrier, one
 // atomicAdd per in-range element into s_hist, barrier, then each thread
 // merges a strided share of the bins into hist with atomicAdd.
-var histogramShared256Func = &Func{Name: "histogram_shared256", Params: []string{"data", "hist", "N", "nbins"}, Body: func(args []any) sim.Kernel {
-	data, hist := Buf[int32](args[0]), Buf[int32](args[1])
-	n, nbins := Int(args[2]), Int(args[3])
+func HistogramShared256(data, hist *sim.Buffer[int32], N, nbins int) sim.Kernel {
 	return func(t *sim.Thread) {
-		sHist := sim.DynamicShared[int32](t, "s_hist")
+		s_hist := sim.DynamicShared[int32](t, "s_hist")
 		tid := t.ThreadIdx.X
 		gid := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
 		for i := tid; i < nbins; i += t.BlockDim.X {
-			sHist.Store(t, i, 0)
+			s_hist.Store(t, i, 0)
 		}
 		t.SyncThreads()
-		if gid < n {
+		if gid < N {
 			bin := int(data.Load(t, gid))
 			if bin >= 0 && bin < nbins {
-				sim.AtomicAdd(t, sHist, bin, 1)
+				sim.AtomicAdd(t, s_hist, bin, 1)
 			}
 		}
 		t.SyncThreads()
 		for i := tid; i < nbins; i += t.BlockDim.X {
-			sim.AtomicAdd(t, hist, i, sHist.Load(t, i))
+			sim.AtomicAdd(t, hist, i, s_hist.Load(t, i))
 		}
 	}
-}}
+}
 
 var histogramShared256 = register(&Kernel{
 	Name: "histogram_shared256",
@@ -57,7 +55,7 @@ the global histogram with one atomicAdd per bin. Launch: ceil(N/256) blocks of
 256 threads, nbins*4 bytes of dynamic shared memory. Case: Inputs[0] []int32
 data; Result: []int32 hist[256].`,
 	Seed:      "000",
-	Funcs:     []*Func{histogramShared256Func},
+	Funcs:     []any{HistogramShared256},
 	Run:       runHistogramShared256,
 	Reference: func(c Case) Result { return Result{histCount(c.Inputs[0].([]int32), sharedHistBins)} },
 	Generate: func(r *rand.Rand, n, block int) Case {
@@ -69,7 +67,7 @@ data; Result: []int32 hist[256].`,
 func runHistogramShared256(b Backend, c Case) (Result, error) {
 	data := c.Inputs[0].([]int32)
 	n, block := len(data), orDefault(c.Block, 256)
-	return launchOnce(b, histogramShared256Func, sim.Dim(cover(n, block)), sim.Dim(block), sharedHistBins*4,
+	return launchOnce(b, HistogramShared256, sim.Dim(cover(n, block)), sim.Dim(block), sharedHistBins*4,
 		[]devBuf{input(data), zeroedOutput[int32](sharedHistBins)}, int32(n), int32(sharedHistBins))
 }
 
@@ -118,14 +116,10 @@ const (
 	textGrid  = 32  // blocks_per_grid in the seed's first launch
 )
 
-// histogramTextZeroInitFunc is the seed's kernel_zero_init, a grid-stride
-// loop writing zeros (Numba's arr.size becomes the n parameter).
-var histogramTextZeroInitFunc = &Func{Name: "histogram_text_zero_init", Params: []string{"arr", "n"}, Body: zeroInitBody}
-
-var histogramTextSharedZeroInitFunc = &Func{Name: "histogram_text_shared_zero_init", Params: []string{"arr", "n"}, Body: zeroInitBody}
-
-func zeroInitBody(args []any) sim.Kernel {
-	arr, n := Buf[uint64](args[0]), Int(args[1])
+// HistogramTextZeroInit is the seed's kernel_zero_init, a grid-stride
+// loop writing zeros (Numba's arr.size becomes the n parameter), as
+// histogram_text runs it.
+func HistogramTextZeroInit(arr *sim.Buffer[uint64], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		for i := t.GlobalX(); i < n; i += t.GridStrideX() {
 			arr.Store(t, i, 0)
@@ -133,13 +127,22 @@ func zeroInitBody(args []any) sim.Kernel {
 	}
 }
 
-// histogramTextFunc is example 4.3's kernel_histogram:
+// HistogramTextSharedZeroInit is the seed's kernel_zero_init as
+// histogram_text_shared runs it: the same grid-stride loop of zeros.
+func HistogramTextSharedZeroInit(arr *sim.Buffer[uint64], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		for i := t.GlobalX(); i < n; i += t.GridStrideX() {
+			arr.Store(t, i, 0)
+		}
+	}
+}
+
+// HistogramText is example 4.3's kernel_histogram:
 //
 //	i = cuda.grid(1); threads_per_grid = cuda.gridsize(1)
 //	for iarr in range(i, arr.size, threads_per_grid):
 //	    if arr[iarr] < 128: cuda.atomic.add(histo, arr[iarr], 1)
-var histogramTextFunc = &Func{Name: "histogram_text", Params: []string{"arr", "histo", "n"}, Body: func(args []any) sim.Kernel {
-	arr, histo, n := Buf[uint8](args[0]), Buf[uint64](args[1]), Int(args[2])
+func HistogramText(arr *sim.Buffer[uint8], histo *sim.Buffer[uint64], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		for iarr := t.GlobalX(); iarr < n; iarr += t.GridStrideX() {
 			if arr.Load(t, iarr) < textBins {
@@ -147,27 +150,26 @@ var histogramTextFunc = &Func{Name: "histogram_text", Params: []string{"arr", "h
 			}
 		}
 	}
-}}
+}
 
-// histogramTextSharedFunc is example 4.4's kernel_histogram_shared: a
+// HistogramTextShared is example 4.4's kernel_histogram_shared: a
 // shared histo_local[128] indexed by threadIdx.x (so the block must have
 // exactly 128 threads), zeroed, barrier, grid-stride atomics into it,
 // barrier, then one global atomicAdd per thread for its bin.
-var histogramTextSharedFunc = &Func{Name: "histogram_text_shared", Params: []string{"arr", "histo", "n"}, Body: func(args []any) sim.Kernel {
-	arr, histo, n := Buf[uint8](args[0]), Buf[uint64](args[1]), Int(args[2])
+func HistogramTextShared(arr *sim.Buffer[uint8], histo *sim.Buffer[uint64], n int) sim.Kernel {
 	return func(t *sim.Thread) {
-		histoLocal := sim.Shared[uint64](t, "histo_local", textBins)
-		histoLocal.Store(t, t.ThreadIdx.X, 0)
+		histo_local := sim.Shared[uint64](t, "histo_local", textBins)
+		histo_local.Store(t, t.ThreadIdx.X, 0)
 		t.SyncThreads()
 		for iarr := t.GlobalX(); iarr < n; iarr += t.GridStrideX() {
 			if arr.Load(t, iarr) < textBins {
-				sim.AtomicAdd(t, histoLocal, int(arr.Load(t, iarr)), 1)
+				sim.AtomicAdd(t, histo_local, int(arr.Load(t, iarr)), 1)
 			}
 		}
 		t.SyncThreads()
-		sim.AtomicAdd(t, histo, t.ThreadIdx.X, histoLocal.Load(t, t.ThreadIdx.X))
+		sim.AtomicAdd(t, histo, t.ThreadIdx.X, histo_local.Load(t, t.ThreadIdx.X))
 	}
-}}
+}
 
 var histogramText = register(&Kernel{
 	Name: "histogram_text",
@@ -180,9 +182,9 @@ uint64 (unsigned long long) in Go and CUDA alike. Launch: [32, 128] as the
 seed's first run (Params[0], if set, overrides the 32 blocks; the seed's
 Shakespeare run used 32*80). Case: Inputs[0] []uint8; Result: []uint64 histo[128].`,
 	Seed:  "003",
-	Funcs: []*Func{histogramTextZeroInitFunc, histogramTextFunc},
+	Funcs: []any{HistogramTextZeroInit, HistogramText},
 	Run: func(b Backend, c Case) (Result, error) {
-		return runHistogramText(b, c, histogramTextZeroInitFunc, histogramTextFunc)
+		return runHistogramText(b, c, HistogramTextZeroInit, HistogramText)
 	},
 	Reference: referenceHistogramText,
 	Generate: func(r *rand.Rand, n, block int) Case {
@@ -200,9 +202,9 @@ histo_local[128] is indexed by threadIdx.x, so blocks must have exactly 128
 threads. Bins are uint64 for the reason histogram_text gives. Launch: [32, 128]
 (Params[0] overrides the grid). Case: Inputs[0] []uint8; Result: []uint64 histo[128].`,
 	Seed:  "003",
-	Funcs: []*Func{histogramTextSharedZeroInitFunc, histogramTextSharedFunc},
+	Funcs: []any{HistogramTextSharedZeroInit, HistogramTextShared},
 	Run: func(b Backend, c Case) (Result, error) {
-		return runHistogramText(b, c, histogramTextSharedZeroInitFunc, histogramTextSharedFunc)
+		return runHistogramText(b, c, HistogramTextSharedZeroInit, HistogramTextShared)
 	},
 	Reference: referenceHistogramText,
 	Generate: func(r *rand.Rand, n, block int) Case {
@@ -212,7 +214,7 @@ threads. Bins are uint64 for the reason histogram_text gives. Launch: [32, 128]
 	SeedN:  5_757_359,
 })
 
-func runHistogramText(b Backend, c Case, zero, kern *Func) (Result, error) {
+func runHistogramText(b Backend, c Case, zero, kern any) (Result, error) {
 	arr := c.Inputs[0].([]uint8)
 	block, grid := orDefault(c.Block, textBlock), textGrid
 	if len(c.Params) > 0 && c.Params[0] > 0 {
@@ -263,7 +265,7 @@ func genText(r *rand.Rand, n int) []uint8 {
 
 const mod16Bins = 16
 
-// mod16Body is seed 004's
+// HistogramMod16 is seed 004's
 //
 //	__global__ void histogram(int *input, int *hist, int n) {
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -272,8 +274,7 @@ const mod16Bins = 16
 //
 // Go's % truncates toward zero as C's does, so a negative input gives a
 // negative bin and the atomicAdd falls outside hist.
-func mod16Body(args []any) sim.Kernel {
-	input, hist, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
+func HistogramMod16(input, hist *sim.Buffer[int32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
 		if idx < n {
@@ -283,19 +284,26 @@ func mod16Body(args []any) sim.Kernel {
 	}
 }
 
-var (
-	histogramMod16Func         = &Func{Name: "histogram_mod16", Params: []string{"input", "hist", "n"}, Body: mod16Body}
-	histogramMod16NegativeFunc = &Func{Name: "histogram_mod16_negative", Params: []string{"input", "hist", "n"}, Body: mod16Body}
-)
+// HistogramMod16Negative is the same kernel as HistogramMod16, the entry
+// point of histogram_mod16_negative, which runs it on negative input.
+func HistogramMod16Negative(input, hist *sim.Buffer[int32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
+		if idx < n {
+			bin := input.Load(t, idx) % mod16Bins
+			sim.AtomicAdd(t, hist, int(bin), 1)
+		}
+	}
+}
 
 // mod16Kernel is the registry entry of seed 004's histogram kernel fn,
 // on input that is all non-negative or, with negative, not.
-func mod16Kernel(name, doc string, fn *Func, negative bool) *Kernel {
+func mod16Kernel(name, doc string, fn any, negative bool) *Kernel {
 	return &Kernel{
 		Name:      name,
 		Doc:       doc,
 		Seed:      "004",
-		Funcs:     []*Func{fn},
+		Funcs:     []any{fn},
 		Run:       func(b Backend, c Case) (Result, error) { return runHistogramMod16(b, c, fn) },
 		Reference: referenceMod16,
 		Generate: func(r *rand.Rand, n, block int) Case {
@@ -312,7 +320,7 @@ Seed 004's "histogram" kernel, one element per thread. Its bin is only in
 range for non-negative input (C's % of a negative int is negative); the
 generator keeps to that, and histogram_mod16_negative shows what happens
 otherwise. Case: Inputs[0] []int32; Result: []int32 hist[16].`,
-	histogramMod16Func, false))
+	HistogramMod16, false))
 
 var histogramMod16Negative = register(faulty(mod16Kernel("histogram_mod16_negative",
 	`Faulty: histogram_mod16 on input with negative values, whose negative bin is out of bounds.
@@ -321,9 +329,9 @@ The same kernel as histogram_mod16; the generator mixes in negative values
 (at least one that is not a multiple of 16), so input % 16 is negative and
 atomicAdd(&hist[bin], 1) writes before the start of hist. On a GPU that is a
 silent memory corruption; the simulator reports OutOfBounds.`,
-	histogramMod16NegativeFunc, true), "histogram_mod16", sim.OutOfBounds))
+	HistogramMod16Negative, true), "histogram_mod16", sim.OutOfBounds))
 
-func runHistogramMod16(b Backend, c Case, fn *Func) (Result, error) {
+func runHistogramMod16(b Backend, c Case, fn any) (Result, error) {
 	in := c.Inputs[0].([]int32)
 	n, block := len(in), orDefault(c.Block, 256)
 	return launchOnce(b, fn, sim.Dim(cover(n, block)), sim.Dim(block), 0,

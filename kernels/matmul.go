@@ -25,10 +25,9 @@ func genMatrix(r *rand.Rand, rows, cols int) []float32 { return randF32s(r, rows
 
 const tile32 = 32
 
-// matmulTiled32Func is seed 000's matmul_tiled(A, B, C, N) with
+// MatmulTiled32 is seed 000's matmul_tiled(A, B, C, N) with
 // TILE_SIZE 32: no bounds checks, so N must be a multiple of 32.
-var matmulTiled32Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "C", "N"}, Body: func(args []any) sim.Kernel {
-	a, b, c, n := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2]), Int(args[3])
+func MatmulTiled32(A, B, C *sim.Buffer[float32], N int) sim.Kernel {
 	return func(t *sim.Thread) {
 		sA := sim.Shared[float32](t, "sA", tile32*tile32)
 		sB := sim.Shared[float32](t, "sB", tile32*tile32)
@@ -36,19 +35,19 @@ var matmulTiled32Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "
 		row := t.BlockIdx.Y*tile32 + ty
 		col := t.BlockIdx.X*tile32 + tx
 		var sum float32
-		for tl := 0; tl < n/tile32; tl++ {
+		for tl := 0; tl < N/tile32; tl++ {
 			// cooperative load of the two tiles
-			sA.Store(t, ty*tile32+tx, a.Load(t, row*n+tl*tile32+tx))
-			sB.Store(t, ty*tile32+tx, b.Load(t, (tl*tile32+ty)*n+col))
+			sA.Store(t, ty*tile32+tx, A.Load(t, row*N+tl*tile32+tx))
+			sB.Store(t, ty*tile32+tx, B.Load(t, (tl*tile32+ty)*N+col))
 			t.SyncThreads()
 			for k := 0; k < tile32; k++ {
 				sum = sim.Fmaf(sA.Load(t, ty*tile32+k), sB.Load(t, k*tile32+tx), sum)
 			}
 			t.SyncThreads()
 		}
-		c.Store(t, row*n+col, sum)
+		C.Store(t, row*N+col, sum)
 	}
-}}
+}
 
 var matmulTiled32 = register(&Kernel{
 	Name: "matmul_tiled32",
@@ -56,10 +55,10 @@ var matmulTiled32 = register(&Kernel{
 		"Case.N is the side and must be a multiple of 32 (the kernel has no bounds checks); blocks are\n" +
 		"32x32 threads, the grid N/32 x N/32. Result is C.",
 	Seed:  "000",
-	Funcs: []*Func{matmulTiled32Func},
+	Funcs: []any{MatmulTiled32},
 	Run: func(b Backend, c Case) (Result, error) {
 		n := c.N
-		return launchOnce(b, matmulTiled32Func, sim.Dim2(n/tile32, n/tile32), sim.Dim2(tile32, tile32), 0,
+		return launchOnce(b, MatmulTiled32, sim.Dim2(n/tile32, n/tile32), sim.Dim2(tile32, tile32), 0,
 			[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](n * n)}, int32(n))
 	},
 	Reference: func(c Case) Result {
@@ -100,30 +99,26 @@ func matmulRef(a, b []float32, m, n, k, pad int) []float32 {
 
 const tile16 = 16
 
-// matmulNaiveFunc is seed 004's matmul_naive(A, B, C, M, N, K): one thread
+// MatmulNaive is seed 004's matmul_naive(A, B, C, M, N, K): one thread
 // per element of C, reading A's row and B's column from global memory.
-var matmulNaiveFunc = &Func{Name: "matmul_naive", Params: []string{"A", "B", "C", "M", "N", "K"}, Body: func(args []any) sim.Kernel {
-	a, b, c := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
-	m, n, k := Int(args[3]), Int(args[4]), Int(args[5])
+func MatmulNaive(A, B, C *sim.Buffer[float32], M, N, K int) sim.Kernel {
 	return func(t *sim.Thread) {
 		row := t.BlockIdx.Y*t.BlockDim.Y + t.ThreadIdx.Y
 		col := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
-		if row < m && col < n {
+		if row < M && col < N {
 			var sum float32
-			for kk := 0; kk < k; kk++ {
-				sum = sim.Fmaf(a.Load(t, row*k+kk), b.Load(t, kk*n+col), sum)
+			for kk := 0; kk < K; kk++ {
+				sum = sim.Fmaf(A.Load(t, row*K+kk), B.Load(t, kk*N+col), sum)
 			}
-			c.Store(t, row*n+col, sum)
+			C.Store(t, row*N+col, sum)
 		}
 	}
-}}
+}
 
-// matmulTiled16Func is seed 004's matmul_tiled(A, B, C, M, N, K) with
+// MatmulTiled16 is seed 004's matmul_tiled(A, B, C, M, N, K) with
 // TILE_SIZE 16: tiles past the matrices' edges are loaded as zeros, and
 // only threads inside C store.
-var matmulTiled16Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "C", "M", "N", "K"}, Body: func(args []any) sim.Kernel {
-	a, b, c := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
-	m, n, k := Int(args[3]), Int(args[4]), Int(args[5])
+func MatmulTiled16(A, B, C *sim.Buffer[float32], M, N, K int) sim.Kernel {
 	return func(t *sim.Thread) {
 		tileA := sim.Shared[float32](t, "tileA", tile16*tile16)
 		tileB := sim.Shared[float32](t, "tileB", tile16*tile16)
@@ -131,14 +126,14 @@ var matmulTiled16Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "
 		row := t.BlockIdx.Y*tile16 + ty
 		col := t.BlockIdx.X*tile16 + tx
 		var sum float32
-		for tl := 0; tl < (k+tile16-1)/tile16; tl++ {
-			if row < m && tl*tile16+tx < k {
-				tileA.Store(t, ty*tile16+tx, a.Load(t, row*k+tl*tile16+tx))
+		for tl := 0; tl < (K+tile16-1)/tile16; tl++ {
+			if row < M && tl*tile16+tx < K {
+				tileA.Store(t, ty*tile16+tx, A.Load(t, row*K+tl*tile16+tx))
 			} else {
 				tileA.Store(t, ty*tile16+tx, 0)
 			}
-			if tl*tile16+ty < k && col < n {
-				tileB.Store(t, ty*tile16+tx, b.Load(t, (tl*tile16+ty)*n+col))
+			if tl*tile16+ty < K && col < N {
+				tileB.Store(t, ty*tile16+tx, B.Load(t, (tl*tile16+ty)*N+col))
 			} else {
 				tileB.Store(t, ty*tile16+tx, 0)
 			}
@@ -148,15 +143,15 @@ var matmulTiled16Func = &Func{Name: "matmul_tiled", Params: []string{"A", "B", "
 			}
 			t.SyncThreads()
 		}
-		if row < m && col < n {
-			c.Store(t, row*n+col, sum)
+		if row < M && col < N {
+			C.Store(t, row*N+col, sum)
 		}
 	}
-}}
+}
 
 // runMatmulMNK launches fn(A, B, C, M, N, K) on (Block, Block) blocks
 // covering the M x N result.
-func runMatmulMNK(fn *Func, def int) func(b Backend, c Case) (Result, error) {
+func runMatmulMNK(fn any, def int) func(b Backend, c Case) (Result, error) {
 	return func(b Backend, c Case) (Result, error) {
 		m, n, k := c.Params[0], c.N, c.Params[1]
 		block := orDefault(c.Block, def)
@@ -179,8 +174,8 @@ var matmulNaive = register(&Kernel{
 		"Case.N is N, Params are [M, K]; inputs A (M*K) and B (K*N), row-major. Blocks are T x T\n" +
 		"threads (default 16, as the seed's dim3 block(TILE_SIZE, TILE_SIZE)). Result is C.",
 	Seed:  "004",
-	Funcs: []*Func{matmulNaiveFunc},
-	Run:   runMatmulMNK(matmulNaiveFunc, tile16),
+	Funcs: []any{MatmulNaive},
+	Run:   runMatmulMNK(MatmulNaive, tile16),
 	Reference: func(c Case) Result {
 		return Result{matmulRef(f32s(c, 0), f32s(c, 1), c.Params[0], c.N, c.Params[1], 1)}
 	},
@@ -195,8 +190,8 @@ var matmulTiled16 = register(&Kernel{
 		"Case.N is N, Params are [M, K]; inputs A (M*K) and B (K*N), row-major. Blocks are 16x16\n" +
 		"threads, the grid ceil(N/16) x ceil(M/16). Result is C.",
 	Seed:  "004",
-	Funcs: []*Func{matmulTiled16Func},
-	Run:   runMatmulMNK(matmulTiled16Func, tile16),
+	Funcs: []any{MatmulTiled16},
+	Run:   runMatmulMNK(MatmulTiled16, tile16),
 	Reference: func(c Case) Result {
 		return Result{matmulRef(f32s(c, 0), f32s(c, 1), c.Params[0], c.N, c.Params[1], tile16)}
 	},

@@ -2,34 +2,54 @@ package kernels_test
 
 import (
 	"errors"
+	"go/token"
 	"math/rand/v2"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/gpusim/gpusim/cuda"
 	"github.com/gpusim/gpusim/kernels"
 	"github.com/gpusim/gpusim/sim"
 )
 
-// TestParamsMatchTwins holds every Func's Params to its CUDA twin's
-// signature: the names findings print are the ones in the .cu source.
-func TestParamsMatchTwins(t *testing.T) {
+// TestKernelFuncs holds every registry Func to the kernel form: a
+// top-level function of package kernels, declared as
+// func Name(params) sim.Kernel, whose parameters have distinct names that
+// are valid identifiers (they are the CUDA twin's, and the names findings
+// print), and one Go function per entry point: two Funcs with one
+// KernelName are one function.
+func TestKernelFuncs(t *testing.T) {
+	decls := kernelDecls(t)
+	byName := map[string]uintptr{}
 	for _, k := range kernels.All() {
-		src, err := cuda.Twin(k.Name)
-		if err != nil {
-			t.Errorf("%s: %v", k.Name, err)
-			continue
-		}
 		for _, f := range k.Funcs {
-			want, err := cuda.ParamNames(src, f.Name)
-			if err != nil {
-				t.Errorf("%s: %v", k.Name, err)
+			name := kernels.KernelName(f)
+			base, _, _ := strings.Cut(name, "_") // a generic instance's Entry is Name_T
+			d, ok := decls[name]
+			if !ok {
+				d, ok = decls[base]
+			}
+			if !ok || d.pkg != "kernels" {
+				t.Errorf("%s: %s is not a kernel function declared in package kernels", k.Name, name)
 				continue
 			}
-			if !slices.Equal(f.Params, want) {
-				t.Errorf("%s: %s.Params = %q, twin's signature has %q", k.Name, f.Name, f.Params, want)
+			if pc := reflect.ValueOf(f).Pointer(); byName[name] != 0 && byName[name] != pc {
+				t.Errorf("%s: two functions have the entry point %s", k.Name, name)
+			} else {
+				byName[name] = pc
+			}
+			seen := map[string]bool{}
+			for _, p := range d.params {
+				if !token.IsIdentifier(p) || p == "_" || seen[p] {
+					t.Errorf("%s: %s: parameter names %q are not distinct identifiers", k.Name, name, d.params)
+					break
+				}
+				seen[p] = true
+			}
+			if got := kernels.ParamNames(f); !slices.Equal(got, d.params) {
+				t.Errorf("%s: ParamNames(%s) = %q, its declaration has %q", k.Name, name, got, d.params)
 			}
 		}
 	}
@@ -48,7 +68,7 @@ func TestFindingsNameParams(t *testing.T) {
 			t.Parallel()
 			params := map[string]bool{}
 			for _, f := range k.Funcs {
-				for _, p := range f.Params {
+				for _, p := range kernels.ParamNames(f) {
 					params[p] = true
 				}
 			}
@@ -104,14 +124,13 @@ func TestRaceAddOneNamesX(t *testing.T) {
 	}
 }
 
-// racyCopy is a device function whose every thread writes out[0] after
-// reading in[0]: a race on out, and on in when in and out are one buffer.
-var racyCopy = &kernels.Func{Name: "racy_copy", Params: []string{"in", "out"}, Body: func(args []any) sim.Kernel {
-	in, out := kernels.Buf[int32](args[0]), kernels.Buf[int32](args[1])
+// RacyCopy is a kernel whose every thread writes out[0] after reading
+// in[0]: a race on out, and on in when in and out are one buffer.
+func RacyCopy(in, out *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
 		out.Store(t, 0, in.Load(t, 0)+1)
 	}
-}}
+}
 
 func TestLaunchNamesBuffers(t *testing.T) {
 	tests := []struct {
@@ -140,7 +159,7 @@ func TestLaunchNamesBuffers(t *testing.T) {
 			if tt.fixed != "" {
 				b.Named(tt.fixed, out)
 			}
-			err = b.Launch(racyCopy, sim.Dim(1), sim.Dim(64), 0, in, out)
+			err = b.Launch(RacyCopy, sim.Dim(1), sim.Dim(64), 0, in, out)
 			var r *sim.Report
 			if !errors.As(err, &r) || !r.Has(sim.DataRace) {
 				t.Fatalf("want a data race, got %v", err)
@@ -160,7 +179,7 @@ func TestLaunchArgumentCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = b.Launch(racyCopy, sim.Dim(1), sim.Dim(1), 0, in)
+	err = b.Launch(RacyCopy, sim.Dim(1), sim.Dim(1), 0, in)
 	if err == nil || !strings.Contains(err.Error(), "launched with 1 arguments for parameters [in out]") {
 		t.Errorf("Launch with a missing argument: %v", err)
 	}

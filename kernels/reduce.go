@@ -80,25 +80,24 @@ func loadTwo(in []float32, block, blk int) []float32 {
 
 // ---- reduce_sum and reduce_full (seed 000) ----
 
-// reduceSumFunc is seed 000's
+// ReduceSum is seed 000's
 //
 //	extern "C" __global__ void reduce_sum(float *g_idata, float *g_odata, int n)
 //
 // with extern __shared__ float sdata[] of blockDim.x floats: each thread
 // adds (up to) two elements blockDim.x apart, then a halving tree leaves the
 // block's sum in g_odata[blockIdx.x].
-var reduceSumFunc = &Func{Name: "reduce_sum", Params: []string{"g_idata", "g_odata", "n"}, Body: func(args []any) sim.Kernel {
-	gIdata, gOdata, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
+func ReduceSum(g_idata, g_odata *sim.Buffer[float32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		sdata := sim.DynamicShared[float32](t, "sdata")
 		tid := t.ThreadIdx.X
 		i := t.BlockIdx.X*t.BlockDim.X*2 + t.ThreadIdx.X
 		var sum float32
 		if i < n {
-			sum += gIdata.Load(t, i)
+			sum += g_idata.Load(t, i)
 		}
 		if i+t.BlockDim.X < n {
-			sum += gIdata.Load(t, i+t.BlockDim.X)
+			sum += g_idata.Load(t, i+t.BlockDim.X)
 		}
 		sdata.Store(t, tid, sum)
 		t.SyncThreads()
@@ -109,10 +108,10 @@ var reduceSumFunc = &Func{Name: "reduce_sum", Params: []string{"g_idata", "g_oda
 			t.SyncThreads()
 		}
 		if tid == 0 {
-			gOdata.Store(t, t.BlockIdx.X, sdata.Load(t, 0))
+			g_odata.Store(t, t.BlockIdx.X, sdata.Load(t, 0))
 		}
 	}
-}}
+}
 
 // treePartials is a per-block tree reduction's result on the CPU: for each
 // of blocks blocks of block threads, the values its threads load (load) are
@@ -136,7 +135,7 @@ func reduceSumPartials(in []float32, block int) []float32 {
 // floats of dynamic shared memory. It returns the number of partials.
 func launchReduceSum(b Backend, in, out Mem, n, block int) (int, error) {
 	blocks := cover(n, 2*block)
-	return blocks, b.Launch(reduceSumFunc, sim.Dim(blocks), sim.Dim(block), block*4, in, out, int32(n))
+	return blocks, b.Launch(ReduceSum, sim.Dim(blocks), sim.Dim(block), block*4, in, out, int32(n))
 }
 
 func genReduceInput(r *rand.Rand, n, block int) Case {
@@ -149,9 +148,9 @@ var reduceSum = register(&Kernel{
 		"Result is the (N + 2T - 1) / (2T) partial sums for T threads per block (default 512, as the\n" +
 		"seed; a power of two) with T floats of dynamic shared memory.",
 	Seed:  "000",
-	Funcs: []*Func{reduceSumFunc},
+	Funcs: []any{ReduceSum},
 	Run: func(b Backend, c Case) (Result, error) {
-		return runPartials(b, c, reduceSumFunc, 512, 2, 4)
+		return runPartials(b, c, ReduceSum, 512, 2, 4)
 	},
 	Reference: func(c Case) Result { return Result{reduceSumPartials(f32s(c, 0), orDefault(c.Block, 512))} },
 	Generate:  genReduceInput,
@@ -165,7 +164,7 @@ var reduceFull = register(&Kernel{
 		"Every pass is a reduce_sum launch with T threads per block (default 512); there is at least\n" +
 		"one pass, and pass k+1 reads pass k's partials. Result is the single float32.",
 	Seed:  "000",
-	Funcs: []*Func{reduceSumFunc},
+	Funcs: []any{ReduceSum},
 	Run: func(b Backend, c Case) (Result, error) {
 		block := orDefault(c.Block, 512)
 		// Two partial buffers, ping-ponged: the first holds pass 1's
@@ -217,8 +216,10 @@ var reduceFull = register(&Kernel{
 // trees run over blockDim.x) but not larger.
 const reduceBlockSize = 256
 
-var reduceV1Func = &Func{Name: "reduce_v1", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
-	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
+// ReduceV1 is seed 004's reduce_v1(float *input, float *output, int n):
+// one element per thread into sdata[BLOCK_SIZE], then the interleaved
+// tid % (2*stride) tree.
+func ReduceV1(input, output *sim.Buffer[float32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		sdata := sim.Shared[float32](t, "sdata", reduceBlockSize)
 		tid := t.ThreadIdx.X
@@ -239,10 +240,11 @@ var reduceV1Func = &Func{Name: "reduce_v1", Params: []string{"input", "output", 
 			output.Store(t, t.BlockIdx.X, sdata.Load(t, 0))
 		}
 	}
-}}
+}
 
-var reduceV2Func = &Func{Name: "reduce_v2", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
-	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
+// ReduceV2 is seed 004's reduce_v2(float *input, float *output, int n):
+// one element per thread, then the sequential-addressing tid < stride tree.
+func ReduceV2(input, output *sim.Buffer[float32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		sdata := sim.Shared[float32](t, "sdata", reduceBlockSize)
 		tid := t.ThreadIdx.X
@@ -263,10 +265,11 @@ var reduceV2Func = &Func{Name: "reduce_v2", Params: []string{"input", "output", 
 			output.Store(t, t.BlockIdx.X, sdata.Load(t, 0))
 		}
 	}
-}}
+}
 
-var reduceV3Func = &Func{Name: "reduce_v3", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
-	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
+// ReduceV3 is seed 004's reduce_v3(float *input, float *output, int n): two
+// elements per thread added during the load, then the halving tree.
+func ReduceV3(input, output *sim.Buffer[float32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		sdata := sim.Shared[float32](t, "sdata", reduceBlockSize)
 		tid := t.ThreadIdx.X
@@ -290,13 +293,13 @@ var reduceV3Func = &Func{Name: "reduce_v3", Params: []string{"input", "output", 
 			output.Store(t, t.BlockIdx.X, sdata.Load(t, 0))
 		}
 	}
-}}
+}
 
 // runPartials runs a per-block reduction fn(input, output, n) on Case
 // input 0: blocks of Case.Block threads (default def) that each cover
 // per*block elements and have sharedPerThread*block bytes of dynamic shared
 // memory. It returns the partial sums, one per block.
-func runPartials(b Backend, c Case, fn *Func, def, per, sharedPerThread int) (Result, error) {
+func runPartials(b Backend, c Case, fn any, def, per, sharedPerThread int) (Result, error) {
 	block := orDefault(c.Block, def)
 	blocks := cover(c.N, per*block)
 	return launchOnce(b, fn, sim.Dim(blocks), sim.Dim(block), sharedPerThread*block,
@@ -310,12 +313,12 @@ var v123Blocks = []int{32, 64, 128, 256}
 // fn's blocks of Case.Block threads (default reduceBlockSize) each cover
 // per*block elements of Case input 0 with static shared memory only, and
 // the reference replays the kernel's load and tree block by block.
-func reduceV123Kernel(name, doc string, fn *Func, per int, load func(in []float32, block, blk int) []float32, tree func(s []float32) float32) *Kernel {
+func reduceV123Kernel(name, doc string, fn any, per int, load func(in []float32, block, blk int) []float32, tree func(s []float32) float32) *Kernel {
 	return &Kernel{
 		Name:  name,
 		Doc:   doc,
 		Seed:  "004",
-		Funcs: []*Func{fn},
+		Funcs: []any{fn},
 		Run: func(b Backend, c Case) (Result, error) {
 			return runPartials(b, c, fn, reduceBlockSize, per, 0)
 		},
@@ -333,58 +336,27 @@ var reduceV1 = register(reduceV123Kernel("reduce_v1",
 	"reduce_v1: per-block sums by interleaved addressing, the divergent tid % (2*stride) tree (seed 004).\n\n"+
 		"One element per thread, (N + T - 1) / T blocks of T threads (default and maximum 256, the seed's\n"+
 		"BLOCK_SIZE, which sizes the static sdata; a power of two). Result is the partial sums.",
-	reduceV1Func, 1, loadOne, interleavedTree))
+	ReduceV1, 1, loadOne, interleavedTree))
 
 var reduceV2 = register(reduceV123Kernel("reduce_v2",
 	"reduce_v2: per-block sums by sequential addressing, tid < stride halving tree (seed 004).\n\n"+
 		"One element per thread, (N + T - 1) / T blocks of T threads (default and maximum 256, the seed's\n"+
 		"BLOCK_SIZE; a power of two). Result is the partial sums.",
-	reduceV2Func, 1, loadOne, halvingTree))
+	ReduceV2, 1, loadOne, halvingTree))
 
 var reduceV3 = register(reduceV123Kernel("reduce_v3",
 	"reduce_v3: per-block sums with the first add during the load, then a halving tree (seed 004).\n\n"+
 		"Two elements per thread, (N + 2T - 1) / (2T) blocks of T threads (default and maximum 256, the\n"+
 		"seed's BLOCK_SIZE; a power of two). Result is the partial sums.",
-	reduceV3Func, 2, loadTwo, halvingTree))
+	ReduceV3, 2, loadTwo, halvingTree))
 
 // ---- last-warp unroll: reduce_warp_unsync_faulty and reduce_warp_sync ----
 
-// warpTreeBody is reduce_sum with the classic last-warp unroll: the block
-// tree stops at 64 elements and warp 0 finishes without __syncthreads.
-// lastWarp is the unrolled tail that warp 0's lanes run.
-func warpTreeBody(lastWarp func(t *sim.Thread, sdata *sim.Buffer[float32], tid int)) func(args []any) sim.Kernel {
-	return func(args []any) sim.Kernel {
-		gIdata, gOdata, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
-		return func(t *sim.Thread) {
-			sdata := sim.DynamicShared[float32](t, "sdata")
-			tid := t.ThreadIdx.X
-			i := t.BlockIdx.X*t.BlockDim.X*2 + t.ThreadIdx.X
-			var sum float32
-			if i < n {
-				sum += gIdata.Load(t, i)
-			}
-			if i+t.BlockDim.X < n {
-				sum += gIdata.Load(t, i+t.BlockDim.X)
-			}
-			sdata.Store(t, tid, sum)
-			t.SyncThreads()
-			for s := t.BlockDim.X / 2; s > 32; s >>= 1 {
-				if tid < s {
-					sdata.Store(t, tid, sdata.Load(t, tid)+sdata.Load(t, tid+s))
-				}
-				t.SyncThreads()
-			}
-			if tid < 32 {
-				lastWarp(t, sdata, tid)
-			}
-			if tid == 0 {
-				gOdata.Store(t, t.BlockIdx.X, sdata.Load(t, 0))
-			}
-		}
-	}
-}
+// The last-warp kernels are reduce_sum with the classic last-warp unroll:
+// the block tree stops at 64 elements and warp 0 finishes without
+// __syncthreads, in the unrolled tail that each kernel spells out.
 
-// reduceWarpUnsyncFunc's tail is the pre-Volta idiom
+// ReduceWarpUnsync's tail is the pre-Volta idiom
 //
 //	__device__ void warpReduce(volatile float *sdata, int tid) {
 //	    sdata[tid] += sdata[tid + 32]; sdata[tid] += sdata[tid + 16]; sdata[tid] += sdata[tid + 8];
@@ -394,14 +366,38 @@ func warpTreeBody(lastWarp func(t *sim.Thread, sdata *sim.Buffer[float32], tid i
 // which relies on the warp's lanes running in lockstep. Since Volta they do
 // not: lane tid reads sdata[tid + 16] while lane tid + 16 writes it, with
 // nothing ordering the two, a data race.
-var reduceWarpUnsyncFunc = &Func{Name: "reduce_warp_unsync", Params: []string{"g_idata", "g_odata", "n"}, Body: warpTreeBody(
-	func(t *sim.Thread, sdata *sim.Buffer[float32], tid int) {
-		for off := 32; off > 0; off >>= 1 {
-			sdata.Store(t, tid, sdata.Load(t, tid)+sdata.Load(t, tid+off))
+func ReduceWarpUnsync(g_idata, g_odata *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		sdata := sim.DynamicShared[float32](t, "sdata")
+		tid := t.ThreadIdx.X
+		i := t.BlockIdx.X*t.BlockDim.X*2 + t.ThreadIdx.X
+		var sum float32
+		if i < n {
+			sum += g_idata.Load(t, i)
 		}
-	})}
+		if i+t.BlockDim.X < n {
+			sum += g_idata.Load(t, i+t.BlockDim.X)
+		}
+		sdata.Store(t, tid, sum)
+		t.SyncThreads()
+		for s := t.BlockDim.X / 2; s > 32; s >>= 1 {
+			if tid < s {
+				sdata.Store(t, tid, sdata.Load(t, tid)+sdata.Load(t, tid+s))
+			}
+			t.SyncThreads()
+		}
+		if tid < 32 {
+			for off := 32; off > 0; off >>= 1 {
+				sdata.Store(t, tid, sdata.Load(t, tid)+sdata.Load(t, tid+off))
+			}
+		}
+		if tid == 0 {
+			g_odata.Store(t, t.BlockIdx.X, sdata.Load(t, 0))
+		}
+	}
+}
 
-// reduceWarpSyncFunc's tail is the fix from NVIDIA's "Using CUDA Warp-Level
+// ReduceWarpSync's tail is the fix from NVIDIA's "Using CUDA Warp-Level
 // Primitives": each step reads into a register, __syncwarp, writes,
 // __syncwarp, so every lane's reads of a step precede every write of it.
 //
@@ -412,16 +408,40 @@ var reduceWarpUnsyncFunc = &Func{Name: "reduce_warp_unsync", Params: []string{"g
 //
 // (A __syncwarp between the unsynced version's steps alone is not enough:
 // within one step lane tid still reads the slot lane tid + off writes.)
-var reduceWarpSyncFunc = &Func{Name: "reduce_warp_sync", Params: []string{"g_idata", "g_odata", "n"}, Body: warpTreeBody(
-	func(t *sim.Thread, sdata *sim.Buffer[float32], tid int) {
-		v := sdata.Load(t, tid)
-		for off := 32; off > 0; off >>= 1 {
-			v += sdata.Load(t, tid+off)
-			t.SyncWarp(sim.FullMask)
-			sdata.Store(t, tid, v)
-			t.SyncWarp(sim.FullMask)
+func ReduceWarpSync(g_idata, g_odata *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		sdata := sim.DynamicShared[float32](t, "sdata")
+		tid := t.ThreadIdx.X
+		i := t.BlockIdx.X*t.BlockDim.X*2 + t.ThreadIdx.X
+		var sum float32
+		if i < n {
+			sum += g_idata.Load(t, i)
 		}
-	})}
+		if i+t.BlockDim.X < n {
+			sum += g_idata.Load(t, i+t.BlockDim.X)
+		}
+		sdata.Store(t, tid, sum)
+		t.SyncThreads()
+		for s := t.BlockDim.X / 2; s > 32; s >>= 1 {
+			if tid < s {
+				sdata.Store(t, tid, sdata.Load(t, tid)+sdata.Load(t, tid+s))
+			}
+			t.SyncThreads()
+		}
+		if tid < 32 {
+			v := sdata.Load(t, tid)
+			for off := 32; off > 0; off >>= 1 {
+				v += sdata.Load(t, tid+off)
+				t.SyncWarp(sim.FullMask)
+				sdata.Store(t, tid, v)
+				t.SyncWarp(sim.FullMask)
+			}
+		}
+		if tid == 0 {
+			g_odata.Store(t, t.BlockIdx.X, sdata.Load(t, 0))
+		}
+	}
+}
 
 // warpTailKernel is the registry entry of a last-warp kernel, launched as
 // reduce_sum is. Its reference is what both kernels mean to compute: with
@@ -429,12 +449,12 @@ var reduceWarpSyncFunc = &Func{Name: "reduce_warp_sync", Params: []string{"g_ida
 // 0's chain of adds is exactly the halving tree's, so the partials equal
 // reduce_sum's. The tail reads sdata[tid + 32], so blocks have at least 64
 // threads.
-func warpTailKernel(name, doc string, fn *Func) *Kernel {
+func warpTailKernel(name, doc string, fn any) *Kernel {
 	return &Kernel{
 		Name:  name,
 		Doc:   doc,
 		Seed:  "004",
-		Funcs: []*Func{fn},
+		Funcs: []any{fn},
 		Run: func(b Backend, c Case) (Result, error) {
 			return runPartials(b, c, fn, 512, 2, 4)
 		},
@@ -451,12 +471,12 @@ var reduceWarpSync = register(warpTailKernel("reduce_warp_sync",
 	"reduce_warp_sync: reduce_sum with the last warp unrolled, made correct with __syncwarp between reads and writes.\n\n"+
 		"Two elements per thread, (N + 2T - 1) / (2T) blocks of T threads (default 512; a power of\n"+
 		"two of at least 64) and T floats of dynamic shared memory. Result is the partial sums.",
-	reduceWarpSyncFunc))
+	ReduceWarpSync))
 
 var reduceWarpUnsyncFaulty = register(faulty(warpTailKernel("reduce_warp_unsync_faulty",
 	"reduce_warp_unsync_faulty: the volatile last-warp unroll without __syncwarp, a data race since Volta.\n\n"+
 		"Shaped as reduce_warp_sync; its Reference is what the kernel means to compute.",
-	reduceWarpUnsyncFunc), "reduce_warp_sync", sim.DataRace))
+	ReduceWarpUnsync), "reduce_warp_sync", sim.DataRace))
 
 // ---- warp_shuffle_reduce (seed 004's warp_sync_demo) ----
 
@@ -481,7 +501,7 @@ func randI32s(r *rand.Rand, n int) []int32 {
 	return out
 }
 
-// warpShuffleFaultyFunc is seed 004's warp_sync_demo as written:
+// WarpSyncDemo is seed 004's warp_sync_demo as written:
 //
 //	__global__ void warp_sync_demo(int *data) {
 //	    int tid = threadIdx.x; int lane = tid % 32;
@@ -493,8 +513,7 @@ func randI32s(r *rand.Rand, n int) []int32 {
 //
 // In a block of more than one warp, warp w's lane 0 writes data[w] while
 // lane w of warp 0 reads it: nothing orders the two.
-var warpShuffleFaultyFunc = &Func{Name: "warp_sync_demo", Params: []string{"data"}, Body: func(args []any) sim.Kernel {
-	data := Buf[int32](args[0])
+func WarpSyncDemo(data *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
 		tid := t.ThreadIdx.X
 		lane := tid % 32
@@ -507,9 +526,9 @@ var warpShuffleFaultyFunc = &Func{Name: "warp_sync_demo", Params: []string{"data
 			data.Store(t, tid/32, val)
 		}
 	}
-}}
+}
 
-// warpShuffleFunc is warp_sync_demo corrected and generalised to a grid:
+// WarpShuffleReduce is warp_sync_demo corrected and generalised to a grid:
 // the warp sums go to a separate output, so no warp overwrites what another
 // reads, and lanes past n load 0 (they still take part in the shuffles, whose
 // full mask needs all 32 lanes).
@@ -521,8 +540,7 @@ var warpShuffleFaultyFunc = &Func{Name: "warp_sync_demo", Params: []string{"data
 //	    for (int offset = 16; offset > 0; offset >>= 1) val += __shfl_down_sync(0xffffffff, val, offset);
 //	    if (lane == 0 && tid < n) out[tid / 32] = val;
 //	}
-var warpShuffleFunc = &Func{Name: "warp_shuffle_reduce", Params: []string{"data", "out", "n"}, Body: func(args []any) sim.Kernel {
-	data, out, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
+func WarpShuffleReduce(data, out *sim.Buffer[int32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		tid := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
 		lane := t.ThreadIdx.X % 32
@@ -538,7 +556,7 @@ var warpShuffleFunc = &Func{Name: "warp_shuffle_reduce", Params: []string{"data"
 			out.Store(t, tid/32, val)
 		}
 	}
-}}
+}
 
 // warpBroadcastSum is the demo's arithmetic: lane 0's value broadcast to
 // the 32 lanes and summed back, 32*v in wrapping int32.
@@ -556,10 +574,10 @@ var warpShuffleReduce = register(&Kernel{
 		"N int32 elements, (N + T - 1) / T blocks of T threads (default 256, a multiple of 32). Result is\n" +
 		"one int32 per warp that holds an element: 32 times the warp's first element, wrapping.",
 	Seed:  "004",
-	Funcs: []*Func{warpShuffleFunc},
+	Funcs: []any{WarpShuffleReduce},
 	Run: func(b Backend, c Case) (Result, error) {
 		block := orDefault(c.Block, 256)
-		return launchOnce(b, warpShuffleFunc, sim.Dim(cover(c.N, block)), sim.Dim(block), 0,
+		return launchOnce(b, WarpShuffleReduce, sim.Dim(cover(c.N, block)), sim.Dim(block), 0,
 			[]devBuf{input(c.Inputs[0].([]int32)), output[int32](cover(c.N, 32))}, int32(c.N))
 	},
 	Reference: func(c Case) Result {
@@ -582,9 +600,9 @@ var warpShuffleReduceFaulty = register(&Kernel{
 		"One block of T threads (default 256, at least 64) over N = T int32 elements, as the seed's\n" +
 		"sync_demo<<<1, 256>>> shape. Result is data afterwards.",
 	Seed:  "004",
-	Funcs: []*Func{warpShuffleFaultyFunc},
+	Funcs: []any{WarpSyncDemo},
 	Run: func(b Backend, c Case) (Result, error) {
-		return launchOnce(b, warpShuffleFaultyFunc, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{inOut(c.Inputs[0].([]int32))})
+		return launchOnce(b, WarpSyncDemo, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{inOut(c.Inputs[0].([]int32))})
 	},
 	Reference: func(c Case) Result {
 		out := append([]int32(nil), c.Inputs[0].([]int32)...)

@@ -18,7 +18,7 @@ import (
 // its problem size; here it is the largest block.
 const hillisSteeleN = 1024
 
-// hillisSteeleFunc is the seed's
+// ScanHillisSteele is the seed's
 //
 //	__global__ void hillis_steele_scan(int *input, int *output, int n) {
 //	    __shared__ int temp[2][N];
@@ -26,11 +26,9 @@ const hillisSteeleN = 1024
 //	}
 //
 // with temp[p][i] at temp[p*N + i].
-var hillisSteeleFunc = &Func{Name: "scan_hillis_steele", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
-	input, output, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
-	const N = hillisSteeleN
+func ScanHillisSteele(input, output *sim.Buffer[int32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
-		temp := sim.Shared[int32](t, "temp", 2*N)
+		temp := sim.Shared[int32](t, "temp", 2*hillisSteeleN)
 		tid := t.ThreadIdx.X
 		var v int32
 		if tid < n {
@@ -41,26 +39,25 @@ var hillisSteeleFunc = &Func{Name: "scan_hillis_steele", Params: []string{"input
 		parity := 0
 		for stride := 1; stride < n; stride *= 2 {
 			if tid >= stride {
-				temp.Store(t, (1-parity)*N+tid, temp.Load(t, parity*N+tid)+temp.Load(t, parity*N+tid-stride))
+				temp.Store(t, (1-parity)*hillisSteeleN+tid, temp.Load(t, parity*hillisSteeleN+tid)+temp.Load(t, parity*hillisSteeleN+tid-stride))
 			} else {
-				temp.Store(t, (1-parity)*N+tid, temp.Load(t, parity*N+tid))
+				temp.Store(t, (1-parity)*hillisSteeleN+tid, temp.Load(t, parity*hillisSteeleN+tid))
 			}
 			parity = 1 - parity
 			t.SyncThreads()
 		}
-		output.Store(t, tid, temp.Load(t, parity*N+tid))
+		output.Store(t, tid, temp.Load(t, parity*hillisSteeleN+tid))
 	}
-}}
+}
 
-// hillisSteeleFaultyFunc scans in place:
+// ScanHillisSteeleFaulty scans in place:
 //
 //	if (tid >= stride) temp[tid] += temp[tid - stride];
 //	__syncthreads();
 //
 // Thread tid reads temp[tid-stride] in the same barrier phase in which
 // thread tid-stride writes it, so the result depends on the order.
-var hillisSteeleFaultyFunc = &Func{Name: "scan_hillis_steele_faulty", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
-	input, output, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
+func ScanHillisSteeleFaulty(input, output *sim.Buffer[int32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		temp := sim.Shared[int32](t, "temp", hillisSteeleN)
 		tid := t.ThreadIdx.X
@@ -78,7 +75,7 @@ var hillisSteeleFaultyFunc = &Func{Name: "scan_hillis_steele_faulty", Params: []
 		}
 		output.Store(t, tid, temp.Load(t, tid))
 	}
-}}
+}
 
 const hillisSteeleCaseDoc = `
 Launch: <<<1, n>>> with n <= 1024 (the seed: N = 16); the block is the
@@ -93,8 +90,8 @@ var scanHillisSteele = register(&Kernel{
 Seed 004's hillis_steele_scan: log2(n) steps, each reading temp[parity] and
 writing temp[1-parity], with a barrier between steps.` + hillisSteeleCaseDoc,
 	Seed:      "004",
-	Funcs:     []*Func{hillisSteeleFunc},
-	Run:       func(b Backend, c Case) (Result, error) { return runHillisSteele(b, c, hillisSteeleFunc) },
+	Funcs:     []any{ScanHillisSteele},
+	Run:       func(b Backend, c Case) (Result, error) { return runHillisSteele(b, c, ScanHillisSteele) },
 	Reference: referenceInclusiveScan,
 	Generate:  func(r *rand.Rand, n, block int) Case { return generateHillisSteele(r, n, block, 1) },
 	Blocks:    []int{1, 2, 16, 31, 32, 100, 256, 1000, 1024},
@@ -111,8 +108,8 @@ thread both updates its slot and is read (n >= 3); Generate makes n >= 8,
 where the detector reports it under every schedule (its shadow keeps one
 read per element, so at n = 3 or 4 some orders hide the racing read).` + hillisSteeleCaseDoc,
 	Seed:      "004",
-	Funcs:     []*Func{hillisSteeleFaultyFunc},
-	Run:       func(b Backend, c Case) (Result, error) { return runHillisSteele(b, c, hillisSteeleFaultyFunc) },
+	Funcs:     []any{ScanHillisSteeleFaulty},
+	Run:       func(b Backend, c Case) (Result, error) { return runHillisSteele(b, c, ScanHillisSteeleFaulty) },
 	Reference: referenceInclusiveScan,
 	Generate:  func(r *rand.Rand, n, block int) Case { return generateHillisSteele(r, n, block, 8) },
 	Blocks:    []int{8, 16, 32, 100, 256, 1024},
@@ -122,11 +119,11 @@ read per element, so at n = 3 or 4 some orders hide the racing read).` + hillisS
 	FixedBy:   "scan_hillis_steele",
 })
 
-func runHillisSteele(b Backend, c Case, fn *Func) (Result, error) {
+func runHillisSteele(b Backend, c Case, fn any) (Result, error) {
 	in := c.Inputs[0].([]int32)
 	n := len(in)
 	if n < 1 || n > hillisSteeleN {
-		return nil, fmt.Errorf("%s: n = %d, want 1..%d (one block of n threads)", fn.Name, n, hillisSteeleN)
+		return nil, fmt.Errorf("%s: n = %d, want 1..%d (one block of n threads)", KernelName(fn), n, hillisSteeleN)
 	}
 	return launchOnce(b, fn, sim.Dim(1), sim.Dim(n), 0, []devBuf{input(in), output[int32](n)}, int32(n))
 }
@@ -176,14 +173,13 @@ func genScanInput(r *rand.Rand, n int) []int32 {
 
 // ---- multi-block exclusive scan ----
 
-// scanExclusiveBlockFunc scans each block's blockDim.x elements with the
+// ScanExclusiveBlock scans each block's blockDim.x elements with the
 // double-buffered Hillis-Steele of scan_hillis_steele, over a dynamic shared
 // temp[2*blockDim.x]; it writes the exclusive scan (inclusive minus the
 // element) to out and the block's total to sums[blockIdx.x].
 //
 //	__global__ void scan_exclusive_block(const int *in, int *out, int *sums, int n)
-var scanExclusiveBlockFunc = &Func{Name: "scan_exclusive_block", Params: []string{"in", "out", "sums", "n"}, Body: func(args []any) sim.Kernel {
-	in, out, sums, n := Buf[int32](args[0]), Buf[int32](args[1]), Buf[int32](args[2]), Int(args[3])
+func ScanExclusiveBlock(in, out, sums *sim.Buffer[int32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		temp := sim.DynamicShared[int32](t, "temp")
 		B := t.BlockDim.X
@@ -213,20 +209,19 @@ var scanExclusiveBlockFunc = &Func{Name: "scan_exclusive_block", Params: []strin
 			sums.Store(t, t.BlockIdx.X, incl)
 		}
 	}
-}}
+}
 
-// scanExclusiveAddFunc adds each block's scanned offset to its elements:
+// ScanExclusiveAdd adds each block's scanned offset to its elements:
 //
 //	__global__ void scan_exclusive_add(int *out, const int *offsets, int n)
-var scanExclusiveAddFunc = &Func{Name: "scan_exclusive_add", Params: []string{"out", "offsets", "n"}, Body: func(args []any) sim.Kernel {
-	out, offsets, n := Buf[int32](args[0]), Buf[int32](args[1]), Int(args[2])
+func ScanExclusiveAdd(out, offsets *sim.Buffer[int32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		gid := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
 		if gid < n {
 			out.Store(t, gid, out.Load(t, gid)+offsets.Load(t, t.BlockIdx.X))
 		}
 	}
-}}
+}
 
 var scanExclusive = register(&Kernel{
 	Name: "scan_exclusive",
@@ -240,7 +235,7 @@ and writes the block totals; the driver scans the totals the same way
 them back. Case: Inputs[0] []int32 (bounded so that no partial sum
 overflows); Result: []int32 exclusive prefix sums (out[0] = 0).`,
 	Seed:  "004",
-	Funcs: []*Func{scanExclusiveBlockFunc, scanExclusiveAddFunc},
+	Funcs: []any{ScanExclusiveBlock, ScanExclusiveAdd},
 	Run: func(b Backend, c Case) (Result, error) {
 		in := c.Inputs[0].([]int32)
 		return runBuffers(b, []devBuf{input(in), output[int32](len(in))}, func(m []Mem) error {
@@ -280,7 +275,7 @@ func ScanExclusive(b Backend, in, out Mem, n, block int) error {
 		return err
 	}
 	defer b.Free(sums)
-	if err := b.Launch(scanExclusiveBlockFunc, sim.Dim(nb), sim.Dim(block), 2*block*4, in, out, sums, int32(n)); err != nil {
+	if err := b.Launch(ScanExclusiveBlock, sim.Dim(nb), sim.Dim(block), 2*block*4, in, out, sums, int32(n)); err != nil {
 		return err
 	}
 	if nb == 1 {
@@ -294,5 +289,5 @@ func ScanExclusive(b Backend, in, out Mem, n, block int) error {
 	if err := ScanExclusive(b, sums, offsets, nb, block); err != nil {
 		return err
 	}
-	return b.Launch(scanExclusiveAddFunc, sim.Dim(nb), sim.Dim(block), 0, out, offsets, int32(n))
+	return b.Launch(ScanExclusiveAdd, sim.Dim(nb), sim.Dim(block), 0, out, offsets, int32(n))
 }

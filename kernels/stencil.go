@@ -9,7 +9,7 @@ import (
 // stencilRadius is the seed's RADIUS: each output averages 2*3+1 inputs.
 const stencilRadius = 3
 
-// stencil1DFunc is seed 002's
+// Stencil1D is seed 002's
 //
 //	__global__ void stencil_1d(const float *input, float *output, int N)
 //
@@ -22,36 +22,34 @@ const stencilRadius = 3
 // seed's launch. (The seed's "extern __shared__ float smem[BLOCK_SIZE + 2 *
 // RADIUS]" does not compile: an extern shared array has no size; the launch
 // passes (BLOCK_SIZE + 2*RADIUS)*4 bytes.)
-var stencil1DFunc = &Func{Name: "stencil_1d", Params: []string{"input", "output", "N"}, Body: func(args []any) sim.Kernel {
-	input, output, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
-	const R = stencilRadius
+func Stencil1D(input, output *sim.Buffer[float32], N int) sim.Kernel {
 	return func(t *sim.Thread) {
 		smem := sim.DynamicShared[float32](t, "smem")
 		blockSize := t.BlockDim.X
 		tid := t.ThreadIdx.X
 		globalIdx := t.BlockIdx.X*blockSize + tid
-		smemIdx := tid + R
+		smemIdx := tid + stencilRadius
 
-		if globalIdx < n {
+		if globalIdx < N {
 			smem.Store(t, smemIdx, input.Load(t, globalIdx))
 		}
-		if tid < R && globalIdx >= R {
-			smem.Store(t, smemIdx-R, input.Load(t, globalIdx-R))
+		if tid < stencilRadius && globalIdx >= stencilRadius {
+			smem.Store(t, smemIdx-stencilRadius, input.Load(t, globalIdx-stencilRadius))
 		}
-		if tid >= blockSize-R && globalIdx+R < n {
-			smem.Store(t, smemIdx+R, input.Load(t, globalIdx+R))
+		if tid >= blockSize-stencilRadius && globalIdx+stencilRadius < N {
+			smem.Store(t, smemIdx+stencilRadius, input.Load(t, globalIdx+stencilRadius))
 		}
 		t.SyncThreads()
 
-		if globalIdx >= R && globalIdx < n-R {
+		if globalIdx >= stencilRadius && globalIdx < N-stencilRadius {
 			var sum float32
-			for j := -R; j <= R; j++ {
+			for j := -stencilRadius; j <= stencilRadius; j++ {
 				sum += smem.Load(t, smemIdx+j)
 			}
-			output.Store(t, globalIdx, sum/(2*R+1))
+			output.Store(t, globalIdx, sum/(2*stencilRadius+1))
 		}
 	}
-}}
+}
 
 var stencil1D = register(&Kernel{
 	Name: "stencil_1d",
@@ -64,12 +62,12 @@ need at least 3 threads. Case: Inputs[0] []float32; Result: []float32 output.
 Exact: the reference adds the same 7 float32 values in the same order and
 divides by 7 (IEEE division, as nvcc without --use_fast_math).`,
 	Seed:  "002",
-	Funcs: []*Func{stencil1DFunc},
+	Funcs: []any{Stencil1D},
 	Run: func(b Backend, c Case) (Result, error) {
 		in := c.Inputs[0].([]float32)
 		n, block := len(in), orDefault(c.Block, 256)
 		shared := (block + 2*stencilRadius) * 4
-		return launchOnce(b, stencil1DFunc, sim.Dim(cover(n, block)), sim.Dim(block), shared,
+		return launchOnce(b, Stencil1D, sim.Dim(cover(n, block)), sim.Dim(block), shared,
 			[]devBuf{input(in), zeroedOutput[float32](n)}, int32(n))
 	},
 	Reference: func(c Case) Result {

@@ -12,7 +12,7 @@ import (
 
 const syncDemoShared = 256 // __shared__ int shared_buf[256]
 
-// syncDemoFunc is the seed's
+// SyncDemo is the seed's
 //
 //	__global__ void sync_demo(int *data) {
 //	    __shared__ int shared_buf[256];
@@ -22,17 +22,16 @@ const syncDemoShared = 256 // __shared__ int shared_buf[256]
 //	    int neighbor = (tid + 1) % blockDim.x;
 //	    data[tid] = shared_buf[neighbor];
 //	}
-var syncDemoFunc = &Func{Name: "sync_demo", Params: []string{"data"}, Body: func(args []any) sim.Kernel {
-	data := Buf[int32](args[0])
+func SyncDemo(data *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
-		sharedBuf := sim.Shared[int32](t, "shared_buf", syncDemoShared)
+		shared_buf := sim.Shared[int32](t, "shared_buf", syncDemoShared)
 		tid := t.ThreadIdx.X
-		sharedBuf.Store(t, tid, int32(tid*2))
+		shared_buf.Store(t, tid, int32(tid*2))
 		t.SyncThreads()
 		neighbor := (tid + 1) % t.BlockDim.X
-		data.Store(t, tid, sharedBuf.Load(t, neighbor))
+		data.Store(t, tid, shared_buf.Load(t, neighbor))
 	}
-}}
+}
 
 var syncDemo = register(&Kernel{
 	Name: "sync_demo",
@@ -43,9 +42,9 @@ length; the seed launches 256). The block is the problem size: Generate takes
 n from its block argument when that is set. Case: no inputs, N threads;
 Result: []int32 data[n], data[i] = 2*((i+1) % n).`,
 	Seed:  "004",
-	Funcs: []*Func{syncDemoFunc},
+	Funcs: []any{SyncDemo},
 	Run: func(b Backend, c Case) (Result, error) {
-		return launchOnce(b, syncDemoFunc, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{output[int32](c.N)})
+		return launchOnce(b, SyncDemo, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{output[int32](c.N)})
 	},
 	Reference: func(c Case) Result {
 		out := make([]int32, c.N)
@@ -65,21 +64,20 @@ Result: []int32 data[n], data[i] = 2*((i+1) % n).`,
 	SeedN:  256,
 })
 
-// barrierDivergentFunc is the seed's warning made concrete:
+// BarrierDivergentFaulty is the seed's warning made concrete:
 //
 //	__global__ void barrier_divergent_faulty(int *x) {
 //	    if (threadIdx.x < 16) __syncthreads();
 //	    x[threadIdx.x] = 1;
 //	}
-var barrierDivergentFunc = &Func{Name: "barrier_divergent_faulty", Params: []string{"x"}, Body: func(args []any) sim.Kernel {
-	x := Buf[int32](args[0])
+func BarrierDivergentFaulty(x *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
 		if t.ThreadIdx.X < 16 {
 			t.SyncThreads()
 		}
 		x.Store(t, t.ThreadIdx.X, 1)
 	}
-}}
+}
 
 var barrierDivergentFaulty = register(&Kernel{
 	Name: "barrier_divergent_faulty",
@@ -91,9 +89,9 @@ hang or a silently meaningless barrier). One block of n > 16 threads
 (Generate: the block argument, else 32). Case: no inputs; Result: []int32
 x[n], all ones if the launch completes.`,
 	Seed:  "004",
-	Funcs: []*Func{barrierDivergentFunc},
+	Funcs: []any{BarrierDivergentFaulty},
 	Run: func(b Backend, c Case) (Result, error) {
-		return launchOnce(b, barrierDivergentFunc, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{output[int32](c.N)})
+		return launchOnce(b, BarrierDivergentFaulty, sim.Dim(1), sim.Dim(c.N), 0, []devBuf{output[int32](c.N)})
 	},
 	Reference: func(c Case) Result {
 		out := make([]int32, c.N)

@@ -155,8 +155,8 @@ type fakeGPU struct {
 	times []cuda.LaunchTime
 }
 
-func (f *fakeGPU) Launch(fn *kernels.Func, grid, block sim.Dim3, sharedBytes int, args ...any) error {
-	f.times = append(f.times, cuda.LaunchTime{Func: fn.Name, GPU: 3 * time.Microsecond, Host: 10 * time.Microsecond})
+func (f *fakeGPU) Launch(fn any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	f.times = append(f.times, cuda.LaunchTime{Func: kernels.KernelName(fn), GPU: 3 * time.Microsecond, Host: 10 * time.Microsecond})
 	return f.SimBackend.Launch(fn, grid, block, sharedBytes, args...)
 }
 

@@ -51,8 +51,8 @@ type recorder struct {
 	names []string
 }
 
-func (r *recorder) Launch(fn *kernels.Func, grid, block sim.Dim3, sharedBytes int, args ...any) error {
-	r.names = append(r.names, fn.Name)
+func (r *recorder) Launch(fn any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	r.names = append(r.names, kernels.KernelName(fn))
 	return r.SimBackend.Launch(fn, grid, block, sharedBytes, args...)
 }
 
