@@ -1,5 +1,7 @@
 package cuda
 
+import "github.com/gpusim/gpusim/cuda/twin"
+
 // Config selects the device and the twin compiler.
 type Config struct {
 	// Ordinal is the CUDA device number (0: the first GPU).
@@ -12,6 +14,14 @@ type Config struct {
 	CacheDir string
 	// ExtraFlags are appended to the nvcc flags (and to the cache key).
 	ExtraFlags []string
+	// Source, if set, may replace the CUDA a kernel runs: for a kernel
+	// whose generated twin is tw it returns a module name (the cache and
+	// Builds key), a complete source and the name of the entry point in it
+	// to launch, or a nil src to run the generated twin. It lets a
+	// hand-written CUDA implementation of a Go kernel run under the same
+	// drivers, to be held to the simulator (or to the generated twin) by
+	// the same parity checks.
+	Source func(tw *twin.Twin) (module string, src []byte, entry string)
 }
 
 // Info describes the opened device.

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gpusim/gpusim/cuda/twin"
 	"github.com/gpusim/gpusim/kernels"
 	"github.com/gpusim/gpusim/sim"
 	"gorgonia.org/cu"
@@ -34,12 +35,10 @@ type Device struct {
 	cfg      Config
 	compiler *Compiler
 
-	// Entry points: Func.Name -> the kernels whose twins declare it. Use
-	// picks the twin to prefer where several declare one name.
-	index   map[string][]string
-	current string
-	modules map[string]cu.Module              // kernel -> loaded module
-	funcs   map[string]map[string]cu.Function // kernel -> entry -> function
+	// Loaded modules, by module key: a generated twin's entry point, or
+	// the name Config.Source gave a replacement source.
+	modules map[string]cu.Module
+	funcs   map[string]map[string]cu.Function // module key -> entry -> function
 	builds  map[string]Build
 	mems    map[*devMem]bool
 
@@ -65,8 +64,8 @@ func (m *devMem) DType() kernels.DType { return m.dt }
 func Open(cfg Config) (*Device, error) {
 	d := &Device{
 		work: make(chan func()), done: make(chan struct{}), cfg: cfg,
-		index: map[string][]string{}, modules: map[string]cu.Module{},
-		funcs: map[string]map[string]cu.Function{}, builds: map[string]Build{},
+		modules: map[string]cu.Module{},
+		funcs:   map[string]map[string]cu.Function{}, builds: map[string]Build{},
 		mems: map[*devMem]bool{},
 	}
 	go d.loop()
@@ -111,12 +110,6 @@ func Open(cfg Config) (*Device, error) {
 		return nil, err
 	}
 	d.info.NVCC = d.compiler.Version
-	for _, k := range TwinNames() {
-		src, _ := Twin(k)
-		for _, e := range EntryPoints(src) {
-			d.index[e] = append(d.index[e], k)
-		}
-	}
 	return d, nil
 }
 
@@ -201,25 +194,48 @@ func (d *Device) Builds() map[string]Build {
 
 func (d *Device) Name() string { return "cuda (" + d.info.Name + ")" }
 
-// Use compiles (or takes from the cache) and loads kernel's twin and makes
-// it the one Launch looks entry points up in first.
-func (d *Device) Use(kernel string) error {
-	if err := d.load(kernel); err != nil {
-		return err
+// source is the CUDA a launch of the kernel whose twin is tw runs: the
+// module key, the source and its entry point's name. It is tw's generated
+// source unless Config.Source replaces it.
+func (d *Device) source(tw *twin.Twin) (key string, src []byte, entry string) {
+	if d.cfg.Source != nil {
+		if name, src, entry := d.cfg.Source(tw); src != nil {
+			return name, src, entry
+		}
 	}
-	d.current = kernel
-	return nil
+	return tw.Entry, []byte(tw.Source), tw.Entry
 }
 
-func (d *Device) load(kernel string) error {
-	if _, ok := d.modules[kernel]; ok {
+// function compiles (or takes from the cache) and loads the CUDA of
+// kernel, a kernel function, and returns its twin and entry point.
+func (d *Device) function(kernel any) (*twin.Twin, cu.Function, string, error) {
+	tw, err := twin.Of(kernel)
+	if err != nil {
+		return nil, cu.Function{}, "", fmt.Errorf("cuda: %w", err)
+	}
+	key, src, entry := d.source(tw)
+	fn, err := d.entry(key, src, entry)
+	return tw, fn, entry, err
+}
+
+// entry loads the module key (compiled from src) and returns its entry
+// point.
+func (d *Device) entry(key string, src []byte, entry string) (cu.Function, error) {
+	if err := d.load(key, src); err != nil {
+		return cu.Function{}, err
+	}
+	fn, ok := d.funcs[key][entry]
+	if !ok {
+		return cu.Function{}, fmt.Errorf("cuda: %s declares no entry point %q", key, entry)
+	}
+	return fn, nil
+}
+
+func (d *Device) load(key string, src []byte) error {
+	if _, ok := d.modules[key]; ok {
 		return nil
 	}
-	src, err := Twin(kernel)
-	if err != nil {
-		return err
-	}
-	image, b, err := d.compiler.Compile(kernel, src)
+	image, b, err := d.compiler.Compile(key, src)
 	if err != nil {
 		return err
 	}
@@ -229,41 +245,22 @@ func (d *Device) load(kernel string) error {
 		// cubin, whose ELF header gives its size.
 		mod, err := cu.LoadData(string(image))
 		if err != nil {
-			return fmt.Errorf("cuModuleLoadData(%s.cubin): %w", kernel, err)
+			return fmt.Errorf("cuModuleLoadData(%s.cubin): %w", key, err)
 		}
 		fns := map[string]cu.Function{}
 		for _, e := range EntryPoints(src) {
 			fn, err := mod.Function(e)
 			if err != nil {
 				mod.Unload()
-				return fmt.Errorf("cuModuleGetFunction(%s, %q): %w (is it extern \"C\"?)", kernel, e, err)
+				return fmt.Errorf("cuModuleGetFunction(%s, %q): %w (is it extern \"C\"?)", key, e, err)
 			}
 			fns[e] = fn
 		}
-		d.modules[kernel] = mod
-		d.funcs[kernel] = fns
-		d.builds[kernel] = b
+		d.modules[key] = mod
+		d.funcs[key] = fns
+		d.builds[key] = b
 		return nil
 	})
-}
-
-func (d *Device) function(name string) (cu.Function, error) {
-	if fns, ok := d.funcs[d.current]; ok {
-		if fn, ok := fns[name]; ok {
-			return fn, nil
-		}
-	}
-	owners := d.index[name]
-	if len(owners) == 0 {
-		return cu.Function{}, fmt.Errorf("cuda: no twin declares entry point %q", name)
-	}
-	if len(owners) > 1 && d.current == "" {
-		return cu.Function{}, fmt.Errorf("cuda: entry point %q is declared by %v: call Use(kernel) first", name, owners)
-	}
-	if err := d.load(owners[0]); err != nil {
-		return cu.Function{}, err
-	}
-	return d.funcs[owners[0]][name], nil
 }
 
 func (d *Device) mem(m kernels.Mem) (*devMem, error) {
@@ -434,64 +431,64 @@ func (d *Device) Free(m kernels.Mem) {
 }
 
 // packArgs turns launch arguments into the kernelParams array the driver
-// wants: one pointer to each argument's value.
+// wants: one pointer to each argument's value, converted to the C type of
+// the twin's parameter (a value that does not fit is an error, as it is on
+// the simulator).
 //
 // Workaround: cu v0.9.6's Function.Launch copies each parameter into C
 // memory as *(*uint64)(kernelParams[i]), an 8-byte read whatever the
 // parameter's size. A pointer to a lone int32 or float32 would make it read
 // 4 bytes past the value. Each argument therefore gets an 8-byte slot: a
-// 4-byte scalar sits in the slot's low half (little-endian, so the pointer
-// to the slot is also a pointer to the 4-byte value, which is all the
-// driver reads for an int/float parameter), a device pointer is stored as
-// its cu.DevicePtr (uintptr) value.
-func (d *Device) packArgs(fn string, args []any) ([]unsafe.Pointer, error) {
+// smaller scalar sits in the slot's low bytes (little-endian, so the pointer
+// to the slot is also a pointer to the value, which is all the driver reads
+// for the parameter), a device pointer is stored as its cu.DevicePtr
+// (uintptr) value.
+func (d *Device) packArgs(tw *twin.Twin, args []any) ([]unsafe.Pointer, error) {
+	if len(args) != len(tw.Params) {
+		return nil, fmt.Errorf("%s: launched with %d arguments for %d parameters", tw.Entry, len(args), len(tw.Params))
+	}
 	slots := make([]uint64, len(args))
 	params := make([]unsafe.Pointer, len(args))
 	for i, a := range args {
-		switch v := a.(type) {
-		case kernels.Mem:
-			dm, err := d.mem(v)
+		p := tw.Params[i]
+		if p.Buffer() {
+			m, ok := a.(kernels.Mem)
+			if !ok {
+				return nil, fmt.Errorf("%s: argument %s: %T for a buffer parameter", tw.Entry, p.Name, a)
+			}
+			dm, err := d.mem(m)
 			if err != nil {
-				return nil, fmt.Errorf("%s: argument %d: %w", fn, i, err)
+				return nil, fmt.Errorf("%s: argument %s: %w", tw.Entry, p.Name, err)
+			}
+			if dm.dt.String() != p.Elem {
+				return nil, fmt.Errorf("%s: argument %s: a %v buffer for a %s parameter", tw.Entry, p.Name, dm.dt, p.GoType)
 			}
 			*(*cu.DevicePtr)(unsafe.Pointer(&slots[i])) = dm.ptr
-		case int32:
-			*(*int32)(unsafe.Pointer(&slots[i])) = v
-		case uint32:
-			*(*uint32)(unsafe.Pointer(&slots[i])) = v
-		case float32:
-			*(*float32)(unsafe.Pointer(&slots[i])) = v
-		case int:
-			// CUDA int parameters are 32 bits: accept a Go int that fits.
-			if v < math.MinInt32 || v > math.MaxInt32 {
-				return nil, fmt.Errorf("%s: argument %d: int %d does not fit a CUDA int", fn, i, v)
+		} else {
+			bits, err := scalarBits(a, p.CType)
+			if err != nil {
+				return nil, fmt.Errorf("%s: argument %s: %w", tw.Entry, p.Name, err)
 			}
-			*(*int32)(unsafe.Pointer(&slots[i])) = int32(v)
-		case int64:
-			slots[i] = uint64(v)
-		case uint64:
-			slots[i] = v
-		case float64:
-			slots[i] = math.Float64bits(v)
-		default:
-			return nil, fmt.Errorf("%s: argument %d: unsupported type %T", fn, i, a)
+			slots[i] = bits
 		}
 		params[i] = unsafe.Pointer(&slots[i])
 	}
 	return params, nil
 }
 
-// Launch runs fn<<<grid, block, sharedBytes>>>(args...) and synchronizes,
-// so that a fault in the kernel is returned by the launch that caused it.
-func (d *Device) Launch(fn *kernels.Func, grid, block sim.Dim3, sharedBytes int, args ...any) error {
-	f, err := d.function(fn.Name)
+// Launch runs kernel<<<grid, block, sharedBytes>>>(args...), kernel being
+// a kernel function with a generated twin, and synchronizes, so that a fault
+// in the kernel is returned by the launch that caused it.
+func (d *Device) Launch(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	tw, f, entry, err := d.function(kernel)
 	if err != nil {
 		return err
 	}
-	params, err := d.packArgs(fn.Name, args)
+	params, err := d.packArgs(tw, args)
 	if err != nil {
 		return err
 	}
+	fn := struct{ Name string }{entry}
 	g, b := norm(grid), norm(block)
 	return d.do(func() error {
 		if sharedBytes > 48<<10 {

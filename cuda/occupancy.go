@@ -49,18 +49,6 @@ func (d *Device) Limits() (Limits, error) {
 	return l, err
 }
 
-// entry loads kernel's twin and returns its entry point.
-func (d *Device) entry(kernel, entry string) (cu.Function, error) {
-	if err := d.load(kernel); err != nil {
-		return cu.Function{}, err
-	}
-	fn, ok := d.funcs[kernel][entry]
-	if !ok {
-		return cu.Function{}, fmt.Errorf("cuda: twin %s declares no entry point %q", kernel, entry)
-	}
-	return fn, nil
-}
-
 // funcAttrs reads fn's attributes; it runs on the driver thread.
 func funcAttrs(fn cu.Function, kernel, entry string) (FuncAttrs, error) {
 	a := FuncAttrs{Kernel: kernel, Entry: entry}
@@ -85,17 +73,18 @@ func funcAttrs(fn cu.Function, kernel, entry string) (FuncAttrs, error) {
 	return a, nil
 }
 
-// FuncAttributes compiles (or takes from the cache) and loads kernel's twin
-// and reads the attributes of its entry point entry.
-func (d *Device) FuncAttributes(kernel, entry string) (FuncAttrs, error) {
-	fn, err := d.entry(kernel, entry)
+// FuncAttributes compiles (or takes from the cache) and loads the CUDA of
+// kernel, a kernel function, and reads its entry point's attributes.
+func (d *Device) FuncAttributes(kernel any) (FuncAttrs, error) {
+	tw, fn, entry, err := d.function(kernel)
 	if err != nil {
 		return FuncAttrs{}, err
 	}
+	name := tw.Entry
 	var a FuncAttrs
 	err = d.do(func() error {
 		var err error
-		a, err = funcAttrs(fn, kernel, entry)
+		a, err = funcAttrs(fn, name, entry)
 		return err
 	})
 	return a, err
@@ -111,31 +100,32 @@ func (d *Device) FuncAttributes(kernel, entry string) (FuncAttrs, error) {
 // opted in: the limit is raised to dynamicShared for the query and put
 // back after it, so the query leaves the function as it found it. On a
 // driver error the attributes read so far are returned with it.
-func (d *Device) Occupancy(kernel, entry string, blockSize, dynamicShared int) (FuncOccupancy, error) {
-	fn, err := d.entry(kernel, entry)
+func (d *Device) Occupancy(kernel any, blockSize, dynamicShared int) (FuncOccupancy, error) {
+	tw, fn, entry, err := d.function(kernel)
 	if err != nil {
 		return FuncOccupancy{}, err
 	}
+	name := tw.Entry
 	o := FuncOccupancy{BlockSize: blockSize, DynamicShared: dynamicShared}
 	err = d.do(func() (err error) {
-		if o.FuncAttrs, err = funcAttrs(fn, kernel, entry); err != nil {
+		if o.FuncAttrs, err = funcAttrs(fn, name, entry); err != nil {
 			return err
 		}
 		if dynamicShared > o.MaxDynamicShared {
 			if err := setMaxDynamicShared(fn, dynamicShared); err != nil {
-				return fmt.Errorf("cuFuncSetAttribute(%s.%s, max dynamic shared %d): %w", kernel, entry, dynamicShared, err)
+				return fmt.Errorf("cuFuncSetAttribute(%s.%s, max dynamic shared %d): %w", name, entry, dynamicShared, err)
 			}
 			o.OptIn = true
 			defer func() {
 				if rerr := setMaxDynamicShared(fn, o.MaxDynamicShared); rerr != nil && err == nil {
-					err = fmt.Errorf("cuFuncSetAttribute(%s.%s, max dynamic shared back to %d): %w", kernel, entry, o.MaxDynamicShared, rerr)
+					err = fmt.Errorf("cuFuncSetAttribute(%s.%s, max dynamic shared back to %d): %w", name, entry, o.MaxDynamicShared, rerr)
 				}
 			}()
 		}
 		o.BlocksPerSM, err = fn.MaxActiveBlocksPerMultiProcessor(blockSize, int64(dynamicShared))
 		if err != nil {
 			return fmt.Errorf("cuOccupancyMaxActiveBlocksPerMultiprocessor(%s.%s, block %d, dynamic shared %d): %w",
-				kernel, entry, blockSize, dynamicShared, err)
+				name, entry, blockSize, dynamicShared, err)
 		}
 		return nil
 	})

@@ -27,11 +27,10 @@ func (*Device) Alloc(kernels.DType, int) (kernels.Mem, error) { return nil, ErrU
 func (*Device) Write(kernels.Mem, any) error                  { return ErrUnavailable }
 func (*Device) Read(kernels.Mem, any) error                   { return ErrUnavailable }
 func (*Device) Memset(kernels.Mem, byte) error                { return ErrUnavailable }
-func (*Device) Launch(*kernels.Func, sim.Dim3, sim.Dim3, int, ...any) error {
+func (*Device) Launch(any, sim.Dim3, sim.Dim3, int, ...any) error {
 	return ErrUnavailable
 }
 func (*Device) Free(kernels.Mem)         {}
-func (*Device) Use(string) error         { return ErrUnavailable }
 func (*Device) Info() Info               { return Info{} }
 func (*Device) Builds() map[string]Build { return nil }
 func (*Device) Close() error             { return nil }
@@ -41,8 +40,8 @@ func (*Device) TimeLaunches(bool) error   { return ErrUnavailable }
 func (*Device) LaunchTimes() []LaunchTime { return nil }
 
 // Limits, FuncAttributes and Occupancy need the driver.
-func (*Device) Limits() (Limits, error)                          { return Limits{}, ErrUnavailable }
-func (*Device) FuncAttributes(string, string) (FuncAttrs, error) { return FuncAttrs{}, ErrUnavailable }
-func (*Device) Occupancy(string, string, int, int) (FuncOccupancy, error) {
+func (*Device) Limits() (Limits, error)               { return Limits{}, ErrUnavailable }
+func (*Device) FuncAttributes(any) (FuncAttrs, error) { return FuncAttrs{}, ErrUnavailable }
+func (*Device) Occupancy(any, int, int) (FuncOccupancy, error) {
 	return FuncOccupancy{}, ErrUnavailable
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpusim/gpusim/cuda"
+	"github.com/gpusim/gpusim/kernels"
 )
 
 // TestOccupancyUnavailable: without the cuda tag the occupancy queries exist
@@ -16,10 +17,10 @@ func TestOccupancyUnavailable(t *testing.T) {
 	if _, err := d.Limits(); !errors.Is(err, cuda.ErrUnavailable) {
 		t.Errorf("Limits: %v, want ErrUnavailable", err)
 	}
-	if _, err := d.FuncAttributes("reduce_sum", "reduce_sum"); !errors.Is(err, cuda.ErrUnavailable) {
+	if _, err := d.FuncAttributes(kernels.ReduceSum); !errors.Is(err, cuda.ErrUnavailable) {
 		t.Errorf("FuncAttributes: %v, want ErrUnavailable", err)
 	}
-	if _, err := d.Occupancy("reduce_sum", "reduce_sum", 256, 1024); !errors.Is(err, cuda.ErrUnavailable) {
+	if _, err := d.Occupancy(kernels.ReduceSum, 256, 1024); !errors.Is(err, cuda.ErrUnavailable) {
 		t.Errorf("Occupancy: %v, want ErrUnavailable", err)
 	}
 	if _, err := cuda.Open(cuda.Config{}); !errors.Is(err, cuda.ErrUnavailable) {

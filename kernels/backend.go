@@ -2,6 +2,12 @@ package kernels
 
 import (
 	"fmt"
+	"math"
+	"reflect"
+	"runtime"
+	"strings"
+
+	"github.com/gpusim/gpusim/cuda/twin"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -64,21 +70,131 @@ type Mem interface {
 	DType() DType
 }
 
-// Func is one device entry point (a __global__ function): the name of its
-// CUDA twin's extern "C" symbol, its parameter names and the Go SIMT body.
-// Args are what the host passes to the launch, in the CUDA signature's
-// order: a Mem for each pointer parameter and an int32, uint32, int64,
-// uint64, float32 or float64 for each scalar. For the simulator, Body
-// receives the same list with each Mem replaced by its *sim.Buffer[T].
-type Func struct {
-	Name string
-	// Params names every parameter, scalars included, as the twin's
-	// signature does (a test holds them equal): a launch passes exactly
-	// len(Params) arguments, and the simulator names each buffer argument
-	// after its parameter, so findings read x[0] rather than a generic
-	// buffer name.
-	Params []string
-	Body   func(args []any) sim.Kernel
+// A kernel function is how a kernel is written, once, for every backend: a
+// Go function that takes the kernel's parameters, buffers as
+// *sim.Buffer[T] and scalars, and returns the body one thread runs:
+//
+//	func VecAdd(a, b, c *sim.Buffer[float32], n int) sim.Kernel
+//
+// Backend.Launch takes the function value itself (VecAdd, or
+// ReduceSum[float32] for an instance of a generic kernel). The simulator
+// calls it with the launch's buffers and scalars; the CUDA backend runs its
+// generated twin (package cuda/twin), whose extern "C" entry point bears the
+// function's name. Args are what the host passes, in the parameters' order:
+// a Mem for each buffer parameter and a number for each scalar, converted
+// to the parameter's type (a value that does not fit is an error).
+
+// kernelFunc checks that fn is a kernel function and returns it as a
+// reflect.Value.
+func kernelFunc(fn any) (reflect.Value, error) {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return v, fmt.Errorf("kernels: %T is not a kernel function", fn)
+	}
+	ft := v.Type()
+	if ft.NumOut() != 1 || ft.Out(0) != kernelType || ft.IsVariadic() {
+		return v, fmt.Errorf("kernels: %s is %v, not a function returning sim.Kernel", KernelName(fn), ft)
+	}
+	return v, nil
+}
+
+var kernelType = reflect.TypeFor[sim.Kernel]()
+
+// KernelName is a kernel function's entry point: its generated twin's
+// extern "C" name where one is registered (ReduceSum[float32] is
+// ReduceSum_float32), else the Go function's name without its package.
+func KernelName(fn any) string {
+	if tw, err := twin.Of(fn); err == nil {
+		return tw.Entry
+	}
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return fmt.Sprintf("%T", fn)
+	}
+	name := runtime.FuncForPC(v.Pointer()).Name()
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if _, after, ok := strings.Cut(name, "."); ok {
+		name = after
+	}
+	return name
+}
+
+// ParamNames are a kernel function's parameter names, from its generated
+// twin; without one, arg0, arg1, ... (Go keeps no parameter names at run
+// time).
+func ParamNames(fn any) []string {
+	v, err := kernelFunc(fn)
+	if err != nil {
+		return nil
+	}
+	if tw, err := twin.Of(fn); err == nil && len(tw.Params) == v.Type().NumIn() {
+		names := make([]string, len(tw.Params))
+		for i, p := range tw.Params {
+			names[i] = p.Name
+		}
+		return names
+	}
+	names := make([]string, v.Type().NumIn())
+	for i := range names {
+		names[i] = fmt.Sprintf("arg%d", i)
+	}
+	return names
+}
+
+// scalarArg converts a launch's scalar argument to the parameter type pt,
+// refusing a value the type cannot hold exactly. A parameter of Go type int
+// or uint is a 32-bit int or unsigned int in the kernel's CUDA signature, so
+// it takes only values of that range, on every backend alike.
+func scalarArg(a any, pt reflect.Type) (reflect.Value, error) {
+	v := reflect.ValueOf(a)
+	if v.IsValid() && (pt.Kind() == reflect.Int || pt.Kind() == reflect.Uint) {
+		narrow, cname := reflect.TypeFor[int32](), "int"
+		if pt.Kind() == reflect.Uint {
+			narrow, cname = reflect.TypeFor[uint32](), "unsigned int"
+		}
+		cv, err := scalarArg(a, narrow)
+		if err != nil {
+			return v, fmt.Errorf("%v does not fit a %v parameter (a 32-bit %s in CUDA)", a, pt, cname)
+		}
+		return cv.Convert(pt), nil
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		x := v.Int()
+		switch pt.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			if reflect.New(pt).Elem().OverflowInt(x) {
+				return v, fmt.Errorf("%d does not fit a %v parameter", x, pt)
+			}
+			return reflect.ValueOf(x).Convert(pt), nil
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			if x < 0 || reflect.New(pt).Elem().OverflowUint(uint64(x)) {
+				return v, fmt.Errorf("%d does not fit a %v parameter", x, pt)
+			}
+			return reflect.ValueOf(uint64(x)).Convert(pt), nil
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		x := v.Uint()
+		switch pt.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			if x > math.MaxInt64 || reflect.New(pt).Elem().OverflowInt(int64(x)) {
+				return v, fmt.Errorf("%d does not fit a %v parameter", x, pt)
+			}
+			return reflect.ValueOf(int64(x)).Convert(pt), nil
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			if reflect.New(pt).Elem().OverflowUint(x) {
+				return v, fmt.Errorf("%d does not fit a %v parameter", x, pt)
+			}
+			return reflect.ValueOf(x).Convert(pt), nil
+		}
+	case reflect.Float32, reflect.Float64, reflect.Bool:
+		if v.Kind() == pt.Kind() {
+			return v.Convert(pt), nil
+		}
+	}
+	return v, fmt.Errorf("%T argument for a %v parameter", a, pt)
 }
 
 // Backend runs host drivers: the simulator (SimBackend) or a real GPU
@@ -94,8 +210,9 @@ type Backend interface {
 	Read(m Mem, dst any) error
 	// Memset sets every byte of m to v.
 	Memset(m Mem, v byte) error
-	// Launch runs fn<<<grid, block, sharedBytes>>>(args...) to completion.
-	Launch(fn *Func, grid, block sim.Dim3, sharedBytes int, args ...any) error
+	// Launch runs kernel<<<grid, block, sharedBytes>>>(args...) to
+	// completion; kernel is a kernel function (see KernelName).
+	Launch(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error
 	// Free releases m.
 	Free(m Mem)
 }
@@ -120,31 +237,4 @@ func Download[T sim.Elem](b Backend, m Mem) ([]T, error) {
 	}
 	out := make([]T, m.Len())
 	return out, b.Read(m, out)
-}
-
-// Buf is how a Func body takes a buffer argument: Buf[float32](args[0]).
-// It panics (a kernel panic the simulator reports) on a type mismatch.
-func Buf[T sim.Elem](arg any) *sim.Buffer[T] {
-	b, ok := arg.(*sim.Buffer[T])
-	if !ok {
-		panic(fmt.Sprintf("kernels: argument is %T, not *sim.Buffer[%v]", arg, DTypeOf[T]()))
-	}
-	return b
-}
-
-// Int is how a Func body takes an integer scalar argument of any integer type.
-func Int(arg any) int {
-	switch v := arg.(type) {
-	case int:
-		return v
-	case int32:
-		return int(v)
-	case uint32:
-		return int(v)
-	case int64:
-		return int(v)
-	case uint64:
-		return int(v)
-	}
-	panic(fmt.Sprintf("kernels: argument %v (%T) is not an integer", arg, arg))
 }

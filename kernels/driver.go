@@ -130,7 +130,7 @@ func runBuffers(b Backend, bufs []devBuf, run func(m []Mem) error) (Result, erro
 // launchOnce is runBuffers around the single launch
 // fn<<<grid, block, sharedBytes>>>(buffers..., scalars...): the kernel takes
 // its buffers first, in the order bufs lists them, then the scalars.
-func launchOnce(b Backend, fn *Func, grid, block sim.Dim3, sharedBytes int, bufs []devBuf, scalars ...any) (Result, error) {
+func launchOnce(b Backend, fn any, grid, block sim.Dim3, sharedBytes int, bufs []devBuf, scalars ...any) (Result, error) {
 	return runBuffers(b, bufs, func(m []Mem) error {
 		args := make([]any, 0, len(m)+len(scalars))
 		for _, x := range m {

@@ -53,22 +53,43 @@ func randF32s(r *rand.Rand, n int, scale, big float64) []float32 {
 // array b as a float32 (b + epsilon stays float32).
 const divEpsilon float32 = 1e-8
 
-// binaryFunc is the CUDA kernel
-//
-//	extern "C" __global__ void name(const float *a, const float *b, float *c, int n) {
-//	    int idx = blockDim.x * blockIdx.x + threadIdx.x;
-//	    if (idx < n) c[idx] = op(a[idx], b[idx]);
-//	}
-func binaryFunc(name string, op func(a, b float32) float32) *Func {
-	return &Func{Name: name, Params: []string{"a", "b", "c", "n"}, Body: func(args []any) sim.Kernel {
-		a, b, c, n := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2]), Int(args[3])
-		return func(t *sim.Thread) {
-			idx := t.BlockDim.X*t.BlockIdx.X + t.ThreadIdx.X
-			if idx < n {
-				c.Store(t, idx, op(a.Load(t, idx), b.Load(t, idx)))
-			}
+// The binary kernels are one thread per element behind an i < n bounds
+// check, c[i] = op(a[i], b[i]), with op a __device__ helper.
+
+// VecAdd is c[i] = a[i] + b[i] (seed 000's CuPy a + b, seed 002's vector_add).
+func VecAdd(a, b, c *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		if idx := t.GlobalX(); idx < n {
+			c.Store(t, idx, opAdd(a.Load(t, idx), b.Load(t, idx)))
 		}
-	}}
+	}
+}
+
+// VecSub is c[i] = a[i] - b[i] (seed 000's CuPy a - b).
+func VecSub(a, b, c *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		if idx := t.GlobalX(); idx < n {
+			c.Store(t, idx, opSub(a.Load(t, idx), b.Load(t, idx)))
+		}
+	}
+}
+
+// VecMul is c[i] = a[i] * b[i] (seed 000's CuPy a * b).
+func VecMul(a, b, c *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		if idx := t.GlobalX(); idx < n {
+			c.Store(t, idx, opMul(a.Load(t, idx), b.Load(t, idx)))
+		}
+	}
+}
+
+// VecDiv is c[i] = a[i] / (b[i] + 1e-8f) (seed 000's CuPy a / (b + epsilon)).
+func VecDiv(a, b, c *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		if idx := t.GlobalX(); idx < n {
+			c.Store(t, idx, opDiv(a.Load(t, idx), b.Load(t, idx)))
+		}
+	}
 }
 
 func opAdd(a, b float32) float32 { return a + b }
@@ -79,12 +100,12 @@ func opDiv(a, b float32) float32 { return a / (b + divEpsilon) }
 // binaryKernel is the registry entry of a binary elementwise kernel: inputs
 // a, b of N float32, output c, launched with (N + block - 1) / block blocks
 // of Case.Block threads (default 256).
-func binaryKernel(name, doc, seed string, fn *Func, op func(a, b float32) float32, blocks []int) *Kernel {
+func binaryKernel(name, doc, seed string, fn any, op func(a, b float32) float32, blocks []int) *Kernel {
 	return &Kernel{
 		Name:  name,
 		Doc:   doc,
 		Seed:  seed,
-		Funcs: []*Func{fn},
+		Funcs: []any{fn},
 		Run: func(b Backend, c Case) (Result, error) {
 			return runBinary(b, c, fn)
 		},
@@ -104,64 +125,54 @@ func binaryKernel(name, doc, seed string, fn *Func, op func(a, b float32) float3
 	}
 }
 
-func runBinary(b Backend, c Case, fn *Func) (Result, error) {
+func runBinary(b Backend, c Case, fn any) (Result, error) {
 	block := orDefault(c.Block, 256)
 	return launchOnce(b, fn, sim.Dim(cover(c.N, block)), sim.Dim(block), 0,
 		[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](c.N)}, int32(c.N))
 }
 
-var (
-	vecAddFunc    = binaryFunc("vec_add", opAdd)
-	vecSubFunc    = binaryFunc("vec_sub", opSub)
-	vecMulFunc    = binaryFunc("vec_mul", opMul)
-	vecDivFunc    = binaryFunc("vec_div", opDiv)
-	vectorAddFunc = binaryFunc("vector_add", opAdd)
-)
-
 var vecAdd = register(binaryKernel("vec_add",
 	"vec_add: c = a + b elementwise on float32 (seed 000's CuPy a + b).\n\nN elements; default 256 threads per block.",
-	"000", vecAddFunc, opAdd, nil))
+	"000", VecAdd, opAdd, nil))
 
 var vecSub = register(binaryKernel("vec_sub",
 	"vec_sub: c = a - b elementwise on float32 (seed 000's CuPy a - b).\n\nN elements; default 256 threads per block.",
-	"000", vecSubFunc, opSub, nil))
+	"000", VecSub, opSub, nil))
 
 var vecMul = register(binaryKernel("vec_mul",
 	"vec_mul: c = a * b elementwise on float32 (seed 000's CuPy a * b).\n\nN elements; default 256 threads per block.",
-	"000", vecMulFunc, opMul, nil))
+	"000", VecMul, opMul, nil))
 
 var vecDiv = register(binaryKernel("vec_div",
 	"vec_div: c = a / (b + 1e-8f) elementwise on float32 (seed 000's CuPy a / (b + epsilon)).\n\n"+
 		"The epsilon is added in float32, as CuPy does for a float32 array plus a Python scalar; the\n"+
 		"division is IEEE round-to-nearest (nvcc's default -prec-div=true), so the result is exact.",
-	"000", vecDivFunc, opDiv, nil))
+	"000", VecDiv, opDiv, nil))
 
 // vectorAdd is seed 002's vector_add, the kernel its block-size sweep times
 // at 64, 128, 256, 512 and 1024 threads per block (default 256).
 var vectorAdd = register(binaryKernel("vector_add",
 	"vector_add: c = a + b on float32, seed 002's kernel for the block-size sweep.\n\n"+
 		"Blocks are the sweep's 64, 128, 256, 512, 1024 threads; default 256 as in the seed.",
-	"002", vectorAddFunc, opAdd, []int{64, 128, 256, 512, 1024}))
+	"002", VecAdd, opAdd, []int{64, 128, 256, 512, 1024}))
 
 // ---- broadcast_add ----
 
-// broadcastAddFunc is seed 000's array_2d + a[:, None] as a CUDA kernel:
+// BroadcastAdd is seed 000's array_2d + a[:, None] as a CUDA kernel:
 // one thread per element of the rows x cols row-major array,
 //
 //	extern "C" __global__ void broadcast_add(const float *arr, const float *a, float *out, int rows, int cols) {
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
 //	    if (idx < rows * cols) out[idx] = arr[idx] + a[idx / cols];
 //	}
-var broadcastAddFunc = &Func{Name: "broadcast_add", Params: []string{"arr", "a", "out", "rows", "cols"}, Body: func(args []any) sim.Kernel {
-	arr, a, out := Buf[float32](args[0]), Buf[float32](args[1]), Buf[float32](args[2])
-	rows, cols := Int(args[3]), Int(args[4])
+func BroadcastAdd(arr, a, out *sim.Buffer[float32], rows, cols int) sim.Kernel {
 	return func(t *sim.Thread) {
 		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
 		if idx < rows*cols {
 			out.Store(t, idx, arr.Load(t, idx)+a.Load(t, idx/cols))
 		}
 	}
-}}
+}
 
 var broadcastAdd = register(&Kernel{
 	Name: "broadcast_add",
@@ -170,11 +181,11 @@ var broadcastAdd = register(&Kernel{
 		"rows, Params[0] the number of columns; inputs are arr (rows*cols, row-major) and a (rows).\n" +
 		"One thread per element of arr, default 256 threads per block.",
 	Seed:  "000",
-	Funcs: []*Func{broadcastAddFunc},
+	Funcs: []any{BroadcastAdd},
 	Run: func(b Backend, c Case) (Result, error) {
 		rows, cols := c.N, c.Params[0]
 		block := orDefault(c.Block, 256)
-		return launchOnce(b, broadcastAddFunc, sim.Dim(cover(rows*cols, block)), sim.Dim(block), 0,
+		return launchOnce(b, BroadcastAdd, sim.Dim(cover(rows*cols, block)), sim.Dim(block), 0,
 			[]devBuf{input(f32s(c, 0)), input(f32s(c, 1)), output[float32](rows * cols)}, int32(rows), int32(cols))
 	},
 	Reference: func(c Case) Result {
@@ -210,32 +221,31 @@ func sigmoid32(x float32) float32 {
 	return 1 / (1 + e)
 }
 
-// sigmoidFunc is seed 000's parallel_map:
+// ParallelMap is seed 000's parallel_map:
 //
 //	__global__ void parallel_map(const float *input, float *output, int n) {
 //	    int idx = blockIdx.x * blockDim.x + threadIdx.x;
 //	    if (idx < n) { float x = input[idx]; output[idx] = 1.0f / (1.0f + expf(-x)); }
 //	}
-var sigmoidFunc = &Func{Name: "parallel_map", Params: []string{"input", "output", "n"}, Body: func(args []any) sim.Kernel {
-	in, out, n := Buf[float32](args[0]), Buf[float32](args[1]), Int(args[2])
+func ParallelMap(input, output *sim.Buffer[float32], n int) sim.Kernel {
 	return func(t *sim.Thread) {
 		idx := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
 		if idx < n {
-			x := in.Load(t, idx)
-			out.Store(t, idx, sigmoid32(x))
+			x := input.Load(t, idx)
+			output.Store(t, idx, sigmoid32(x))
 		}
 	}
-}}
+}
 
 var sigmoid = register(&Kernel{
 	Name: "sigmoid",
 	Doc: "sigmoid: the parallel map output[i] = 1/(1+expf(-input[i])) on float32 (seed 000's parallel_map).\n\n" +
 		"N elements (the seed's 10M randn values), 256 threads per block as in the seed.",
 	Seed:  "000",
-	Funcs: []*Func{sigmoidFunc},
+	Funcs: []any{ParallelMap},
 	Run: func(b Backend, c Case) (Result, error) {
 		block := orDefault(c.Block, 256)
-		return launchOnce(b, sigmoidFunc, sim.Dim(cover(c.N, block)), sim.Dim(block), 0,
+		return launchOnce(b, ParallelMap, sim.Dim(cover(c.N, block)), sim.Dim(block), 0,
 			[]devBuf{input(f32s(c, 0)), output[float32](c.N)}, int32(c.N))
 	},
 	Reference: func(c Case) Result {

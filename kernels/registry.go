@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -51,12 +50,13 @@ func (r Rule) String() string {
 // functions, host driver, CPU reference and input generator, in the manner of
 // go/analysis's Analyzer values.
 type Kernel struct {
-	Name string // unique, snake_case: the CUDA twin is cuda/kernels/<Name>.cu
+	Name string // unique, snake_case
 	Doc  string // first line is the summary `gpusim list` prints
 	Seed string // seed file it is ported from, e.g. "000"
 
-	// Funcs are the device entry points the driver launches.
-	Funcs []*Func
+	// Funcs are the kernel functions the driver launches (see KernelName):
+	// VecAdd, or ReduceSum[float32] for an instance of a generic kernel.
+	Funcs []any
 	// Run is the host driver: allocations, copies and launches, written
 	// against Backend only.
 	Run func(b Backend, c Case) (Result, error)
@@ -94,15 +94,8 @@ func (k *Kernel) Validate() error {
 		errs = append(errs, errors.New("no device functions"))
 	}
 	for _, f := range k.Funcs {
-		if f == nil || f.Name == "" || f.Body == nil {
-			errs = append(errs, fmt.Errorf("incomplete device function %v", f))
-			continue
-		}
-		for i, p := range f.Params {
-			if p == "" || slices.Contains(f.Params[:i], p) {
-				errs = append(errs, fmt.Errorf("device function %s: parameter names %q are not distinct names", f.Name, f.Params))
-				break
-			}
+		if _, err := kernelFunc(f); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if k.Run == nil || k.Reference == nil || k.Generate == nil {

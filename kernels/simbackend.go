@@ -3,6 +3,7 @@ package kernels
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/gpusim/gpusim/sim"
@@ -147,58 +148,75 @@ func (s *SimBackend) Free(m Mem) {
 	}
 }
 
-// Launch runs fn on the simulator. Before it starts, each buffer argument
-// is named after the parameter it is passed as (fn.Params), so that this
-// launch's findings print "g_idata"[3]: the name is the one in the code the
-// reader has open, also when a driver passes one buffer as different
-// parameters in turn (reduce_full's partials are g_odata of one pass and
-// g_idata of the next). A buffer passed as several parameters of one launch
-// is named after all of them, "in/out". Buffers given a name with Named
-// keep it.
-func (s *SimBackend) Launch(fn *Func, grid, block sim.Dim3, sharedBytes int, args ...any) error {
-	if len(args) != len(fn.Params) {
-		return fmt.Errorf("%s: launched with %d arguments for parameters %v", fn.Name, len(args), fn.Params)
+// Launch runs kernel on the simulator: it calls the kernel function with
+// the launch's buffers and scalars and launches the body it returns. Before
+// it starts, each buffer argument is named after the parameter it is passed
+// as (ParamNames), so that this launch's findings print "g_idata"[3]: the
+// name is the one in the code the reader has open, also when a driver
+// passes one buffer as different parameters in turn (reduce_full's partials
+// are g_odata of one pass and g_idata of the next). A buffer passed as
+// several parameters of one launch is named after all of them, "in/out".
+// Buffers given a name with Named keep it.
+func (s *SimBackend) Launch(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	fv, err := kernelFunc(kernel)
+	if err != nil {
+		return err
 	}
-	simArgs := make([]any, len(args))
+	name, params := KernelName(kernel), ParamNames(kernel)
+	ft := fv.Type()
+	if len(args) != ft.NumIn() {
+		return fmt.Errorf("%s: launched with %d arguments for parameters %v", name, len(args), params)
+	}
+	in := make([]reflect.Value, len(args))
 	var bufs []*simMem
 	names := map[*simMem][]string{}
 	for i, a := range args {
+		pt := ft.In(i)
 		if m, ok := a.(Mem); ok {
 			sm, err := s.mem(m)
 			if err != nil {
-				return fmt.Errorf("%s: argument %s: %w", fn.Name, fn.Params[i], err)
+				return fmt.Errorf("%s: argument %s: %w", name, params[i], err)
 			}
-			simArgs[i] = sm.buf
+			bv := reflect.ValueOf(sm.buf)
+			if bv.Type() != pt {
+				return fmt.Errorf("%s: argument %s: a %v buffer for a %v parameter", name, params[i], sm.dt, pt)
+			}
+			in[i] = bv
 			if _, seen := names[sm]; !seen {
 				bufs = append(bufs, sm)
 			}
-			names[sm] = append(names[sm], fn.Params[i])
-		} else {
-			simArgs[i] = a
+			names[sm] = append(names[sm], params[i])
+			continue
 		}
+		v, err := scalarArg(a, pt)
+		if err != nil {
+			return fmt.Errorf("%s: argument %s: %w", name, params[i], err)
+		}
+		in[i] = v
 	}
 	for _, sm := range bufs {
 		if !sm.named {
 			setName(sm, strings.Join(names[sm], "/"))
 		}
 	}
+	body := fv.Call(in)[0].Interface().(sim.Kernel)
 	opts := s.Options
 	var prof *sim.Profile
 	if s.Profiles != nil {
 		prof = new(sim.Profile)
 		opts = opts.WithProfile(prof)
 	}
-	err := s.Dev.Launch(sim.Config{Grid: grid, Block: block, SharedBytes: sharedBytes, Options: opts}, fn.Body(simArgs))
+	err = s.Dev.Launch(sim.Config{Grid: grid, Block: block, SharedBytes: sharedBytes, Options: opts}, body)
 	if prof != nil {
 		*s.Profiles = append(*s.Profiles, prof)
 	}
 	var r *sim.Report
 	if errors.As(err, &r) {
 		s.Reports = append(s.Reports, r)
-		return fmt.Errorf("%s: %w", fn.Name, r)
+		return fmt.Errorf("%s: %w", name, r)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", fn.Name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -21,8 +21,8 @@ import (
 	"pgregory.net/rapid"
 )
 
-// dev is the GPU every device test shares; tests using it run one at a time
-// (Use selects the twin that Launch looks entry points up in).
+// dev is the GPU every device test shares; tests using it run one at a
+// time.
 var (
 	dev      *cuda.Device
 	rep      = NewReport()
@@ -118,10 +118,6 @@ func TestDeviceParity(t *testing.T) {
 			st := rep.Stats(k.Name, k.Rule.String())
 			start := time.Now()
 			defer func() { st.Elapsed += time.Since(start) }()
-			if err := dev.Use(k.Name); err != nil {
-				st.Failure = err.Error()
-				t.Fatal(err)
-			}
 			if n := k.SeedN; n > 0 && !seedSkipped(k.Name) && (seedNLimit() == 0 || n <= seedNLimit()) {
 				c := k.Generate(rand.New(rand.NewPCG(1, 0x9a7)), n, 0)
 				ulp, d, err := both(k, c)
@@ -163,9 +159,6 @@ func TestRacyValues(t *testing.T) {
 		k, ok := kernels.Lookup(name)
 		if !ok {
 			continue
-		}
-		if err := dev.Use(k.Name); err != nil {
-			t.Fatal(err)
 		}
 		vals := map[string]int{}
 		for i := range runs {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpusim/gpusim/cuda"
+	"github.com/gpusim/gpusim/cuda/twin"
 	"github.com/gpusim/gpusim/sim"
 )
 
@@ -69,70 +70,67 @@ func TestOccupancyParity(t *testing.T) {
 	rep.mu.Unlock()
 
 	var configs, mismatches int
-	for _, k := range cuda.TwinNames() {
-		t.Run(k, func(t *testing.T) {
-			for _, row := range occupancyTwin(t, spec, k) {
-				configs += row.Configs
-				mismatches += row.Mismatches
-				rep.AddOccupancy(row)
-			}
+	entries := registryEntries()
+	for _, e := range entries {
+		t.Run(e.name, func(t *testing.T) {
+			row := occupancyEntry(t, spec, e)
+			configs += row.Configs
+			mismatches += row.Mismatches
+			rep.AddOccupancy(row)
 		})
 	}
-	t.Logf("%d twins, %d configurations, %d mismatches, in %v", len(cuda.TwinNames()), configs, mismatches,
+	t.Logf("%d entry points, %d configurations, %d mismatches, in %v", len(entries), configs, mismatches,
 		time.Since(start).Round(time.Millisecond))
 }
 
-// occupancyTwin checks every entry point of kernel's twin.
-func occupancyTwin(t *testing.T, spec sim.Spec, kernel string) []OccupancyRow {
-	src, err := cuda.Twin(kernel)
+// occupancyEntry checks one kernel function's generated entry point.
+func occupancyEntry(t *testing.T, spec sim.Spec, e entryPoint) OccupancyRow {
+	tw, err := twin.Of(e.fn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dynamic := cuda.UsesDynamicShared(src)
-	var rows []OccupancyRow
-	for _, entry := range cuda.EntryPoints(src) {
-		row := OccupancyRow{Kernel: kernel, Entry: entry, Limiters: map[string]int{}}
-		a, err := dev.FuncAttributes(kernel, entry)
-		if err != nil {
-			row.First = err.Error()
-			rows = append(rows, row)
-			t.Errorf("%s.%s: %v", kernel, entry, err)
-			continue
-		}
-		row.Regs, row.StaticShared, row.LocalBytes, row.MaxThreads = a.NumRegs, a.StaticShared, a.LocalBytes, a.MaxThreadsPerBlock
-		for block := 32; block <= min(1024, a.MaxThreadsPerBlock); block += 32 {
-			for _, dyn := range occupancyProbes(block, dynamic) {
-				msg, ok := occupancyCheck(spec, kernel, entry, a, block, dyn, row.Limiters)
-				row.Configs++
-				if ok {
-					continue
-				}
-				row.Mismatches++
-				if row.First == "" {
-					row.First = msg
-				}
-				if row.Mismatches <= maxOccupancyErrors {
-					t.Error(msg)
-				}
+	dynamic := cuda.UsesDynamicShared([]byte(tw.Source))
+	kernel, entry := e.kernel, e.name
+	row := OccupancyRow{Kernel: kernel, Entry: entry, Limiters: map[string]int{}}
+	a, err := dev.FuncAttributes(e.fn)
+	if err != nil {
+		row.First = err.Error()
+		t.Errorf("%s.%s: %v", kernel, entry, err)
+		return row
+	}
+	row.Regs, row.StaticShared, row.LocalBytes, row.MaxThreads = a.NumRegs, a.StaticShared, a.LocalBytes, a.MaxThreadsPerBlock
+	for block := 32; block <= min(1024, a.MaxThreadsPerBlock); block += 32 {
+		for _, dyn := range occupancyProbes(block, dynamic) {
+			msg, ok := occupancyCheck(spec, e, a, block, dyn, row.Limiters)
+			row.Configs++
+			if ok {
+				continue
+			}
+			row.Mismatches++
+			if row.First == "" {
+				row.First = msg
+			}
+			if row.Mismatches <= maxOccupancyErrors {
+				t.Error(msg)
 			}
 		}
-		if row.Mismatches > maxOccupancyErrors {
-			t.Errorf("%s.%s: %d more mismatches not shown", kernel, entry, row.Mismatches-maxOccupancyErrors)
-		}
-		t.Logf("%s.%s: %d regs, %d B static smem, %d B local, max %d threads, dynamic limit %d B, carveout %d; "+
-			"%d configurations, %d mismatches; sim limiters: %s", kernel, entry, a.NumRegs, a.StaticShared,
-			a.LocalBytes, a.MaxThreadsPerBlock, a.MaxDynamicShared, a.Carveout, row.Configs, row.Mismatches,
-			limiterList(row.Limiters))
-		rows = append(rows, row)
 	}
-	return rows
+	if row.Mismatches > maxOccupancyErrors {
+		t.Errorf("%s.%s: %d more mismatches not shown", kernel, entry, row.Mismatches-maxOccupancyErrors)
+	}
+	t.Logf("%s.%s: %d regs, %d B static smem, %d B local, max %d threads, dynamic limit %d B, carveout %d; "+
+		"%d configurations, %d mismatches; sim limiters: %s", kernel, entry, a.NumRegs, a.StaticShared,
+		a.LocalBytes, a.MaxThreadsPerBlock, a.MaxDynamicShared, a.Carveout, row.Configs, row.Mismatches,
+		limiterList(row.Limiters))
+	return row
 }
 
 // occupancyCheck compares one configuration and returns a description of
 // it and whether sim and the driver agree; it counts sim's limiter.
-func occupancyCheck(spec sim.Spec, kernel, entry string, a cuda.FuncAttrs, block, dyn int, limiters map[string]int) (string, bool) {
+func occupancyCheck(spec sim.Spec, e entryPoint, a cuda.FuncAttrs, block, dyn int, limiters map[string]int) (string, bool) {
+	kernel, entry := e.kernel, e.name
 	smem := a.StaticShared + dyn
-	got, derr := dev.Occupancy(kernel, entry, block, dyn)
+	got, derr := dev.Occupancy(e.fn, block, dyn)
 	o, serr := spec.CalcOccupancy(block, a.NumRegs, smem)
 
 	simBlocks, simSays := o.BlocksPerSM, ""

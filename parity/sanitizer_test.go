@@ -45,10 +45,6 @@ func twinRun(kernel string) int {
 		return 2
 	}
 	defer d.Close()
-	if err := d.Use(k.Name); err != nil {
-		fmt.Fprintln(os.Stderr, "twinrun:", err)
-		return 2
-	}
 	res, err := k.Run(d, sanitizerCase(k))
 	if err != nil {
 		fmt.Printf("twinrun: %s: driver error: %v\n", kernel, err)

@@ -5,32 +5,39 @@ import (
 	"testing"
 
 	"github.com/gpusim/gpusim/cuda"
+	"github.com/gpusim/gpusim/cuda/twin"
 	"github.com/gpusim/gpusim/kernels"
 )
 
-// TestEveryKernelHasTwin checks, without a GPU, that every registry kernel
-// has cuda/kernels/<name>.cu declaring each of its Func.Name entry points as
-// an extern "C" __global__ function.
-func TestEveryKernelHasTwin(t *testing.T) {
-	for _, k := range kernels.All() {
-		src, err := cuda.Twin(k.Name)
+// TestEveryKernelHasGeneratedTwin checks, without a GPU, that every kernel
+// function the registry launches has a generated twin: registered under its
+// function value, declaring an extern "C" __global__ entry point of its
+// name whose parameters are the Go function's, in order.
+func TestEveryKernelHasGeneratedTwin(t *testing.T) {
+	entries := registryEntries()
+	if len(entries) == 0 {
+		t.Fatal("the registry launches no kernel functions")
+	}
+	for _, e := range entries {
+		tw, err := twin.Of(e.fn)
 		if err != nil {
-			t.Errorf("%s: %v", k.Name, err)
+			t.Errorf("%s: %v", e.kernel, err)
 			continue
 		}
-		entries := cuda.EntryPoints(src)
-		for _, f := range k.Funcs {
-			if !slices.Contains(entries, f.Name) {
-				t.Errorf("%s: twin declares %v, not entry point %q", k.Name, entries, f.Name)
-			}
+		src := []byte(tw.Source)
+		if got := cuda.EntryPoints(src); !slices.Equal(got, []string{tw.Entry}) {
+			t.Errorf("%s: twin of %s declares entry points %v, want [%s]", e.kernel, tw.GoName, got, tw.Entry)
 		}
 		if !cuda.ExternC(src) {
-			t.Errorf("%s: twin has no extern \"C\": the driver API finds entry points by their C names", k.Name)
+			t.Errorf("%s: twin has no extern \"C\": the driver API finds entry points by their C names", tw.Entry)
 		}
-	}
-	for _, name := range cuda.TwinNames() {
-		if _, ok := kernels.Lookup(name); !ok {
-			t.Errorf("twin %s.cu has no registry kernel", name)
+		names, err := cuda.ParamNames(src, tw.Entry)
+		if err != nil {
+			t.Errorf("%s: %v", tw.Entry, err)
+			continue
+		}
+		if want := kernels.ParamNames(e.fn); !slices.Equal(names, want) {
+			t.Errorf("%s: CUDA parameters %q, Go parameters %q", tw.Entry, names, want)
 		}
 	}
 }

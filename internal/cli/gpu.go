@@ -47,8 +47,8 @@ type gpuDevice interface {
 // a fake device.
 var openGPU = openCUDA
 
-// openCUDA opens the CUDA device, loads kernel's twin and turns launch
-// timing on. Any of them failing means the sweep cannot start: a usage
+// openCUDA opens the CUDA device and turns launch timing on (the kernel's
+// twins load at its first launch). Any of them failing means the sweep cannot start: a usage
 // error, exit status 2.
 func openCUDA(kernel string) (gpuDevice, error) {
 	if !cuda.Available {
@@ -58,10 +58,6 @@ func openCUDA(kernel string) (gpuDevice, error) {
 	dev, err := cuda.Open(cuda.Config{})
 	if err != nil {
 		return nil, usagef("-gpu: cannot open the GPU: %s", firstLine(err.Error()))
-	}
-	if err := dev.Use(kernel); err != nil {
-		dev.Close()
-		return nil, usagef("-gpu: cannot load %s's CUDA twin: %s", kernel, firstLine(err.Error()))
 	}
 	if err := dev.TimeLaunches(true); err != nil {
 		dev.Close()

@@ -1,0 +1,256 @@
+package parity
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gpusim/gpusim/cuda"
+	"github.com/gpusim/gpusim/kernels"
+	"github.com/gpusim/gpusim/sim"
+	"pgregory.net/rapid"
+)
+
+// Launch is one launch of a user's kernel: its shape and its arguments.
+type Launch struct {
+	Grid, Block sim.Dim3
+	SharedBytes int
+	// Args are the kernel's arguments in its parameters' order: a host
+	// slice []T for each *sim.Buffer[T] parameter, copied to a new device
+	// buffer of its length before the launch (an output buffer is a slice
+	// of the length wanted, whose contents are its initial ones), and a
+	// value for each scalar parameter, converted to the parameter's type
+	// (a value that does not fit is an error).
+	Args []any
+}
+
+// Test describes the parity test of one kernel function, written in the
+// form the translator takes:
+//
+//	func Saxpy(x, y *sim.Buffer[float32], a float32, n int) sim.Kernel
+type Test struct {
+	// Kernel is the kernel function (Saxpy, or Scale[float64] for an
+	// instance of a generic kernel).
+	Kernel any
+	// Draw draws a launch: its shape and inputs. rapid shrinks a failing
+	// launch to a minimal one, so draw sizes with rapid's generators.
+	Draw func(t *rapid.T) Launch
+	// Reference, if set, computes on the CPU what every buffer argument
+	// holds after the launch, in the order of the buffer parameters; a nil
+	// entry leaves that buffer out of the comparison (an input the kernel
+	// does not write, or scratch).
+	Reference func(l Launch) []any
+	// Rule compares results: the simulator's with the reference's, and the
+	// GPU's with the simulator's. The zero Rule is bit-exact.
+	Rule kernels.Rule
+	// Options are the simulator's launch options (schedule, seed). The
+	// detectors are always on.
+	Options sim.Options
+}
+
+// Check property-tests t.Kernel with rapid: for every drawn launch it runs
+// the kernel on the simulator with every detector on and
+//
+//   - fails with the simulator's report if the detectors find anything;
+//   - compares the buffers with Reference's under Rule, if there is one;
+//   - on a GPU host, in a test binary built with -tags cuda, runs the
+//     kernel's generated CUDA twin on the device and compares every buffer
+//     with the simulator's under Rule.
+//
+// rapid shrinks a failure to a minimal launch and prints it, with go-cmp's
+// difference of the outputs.
+//
+// A kernel the detectors report has no single answer: a race or an
+// uninitialised read lets the hardware return any of several values, so
+// comparing one run with another proves nothing. Check therefore fails on
+// any finding and never compares a racy kernel's outputs; fix the kernel,
+// or test the racy behaviour with the simulator's report directly.
+//
+// Without the cuda build tag, or where no GPU can be opened, only the
+// simulator side runs; t.Log says so once per Check.
+func Check(t *testing.T, test Test) {
+	t.Helper()
+	if _, err := kernelParams(test.Kernel); err != nil {
+		t.Fatal(err)
+	}
+	if test.Draw == nil {
+		t.Fatal("parity: Test.Draw is nil")
+	}
+	gpu, gpuErr := sharedGPU()
+	if gpuErr != nil {
+		t.Logf("parity: simulator only (%v)", gpuErr)
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		l := test.Draw(rt)
+		if err := checkLaunch(test, l, gpu); err != nil {
+			rt.Fatal(err)
+		}
+	})
+}
+
+// checkLaunch runs one launch on the simulator (and the GPU, if gpu is
+// not nil) and compares the outputs.
+func checkLaunch(test Test, l Launch, gpu kernels.Backend) error {
+	sb := kernels.NewSimBackend(sim.H100, test.Options.WithDetection(true))
+	simOut, err := RunLaunch(sb, test.Kernel, l)
+	var rep *sim.Report
+	if errors.As(err, &rep) {
+		return fmt.Errorf("the simulator reports the kernel (it has no single answer to compare):\n%v", rep)
+	}
+	if err != nil {
+		return fmt.Errorf("simulator: %w", err)
+	}
+	if test.Reference != nil {
+		want := test.Reference(l)
+		if len(want) != len(simOut) {
+			return fmt.Errorf("Reference returned %d buffers, the kernel has %d buffer parameters", len(want), len(simOut))
+		}
+		for i := range want {
+			if want[i] == nil {
+				continue
+			}
+			if d := Diff(test.Rule, kernels.Result{want[i]}, kernels.Result{simOut[i]}); d != "" {
+				return fmt.Errorf("buffer %d: simulator differs from Reference (-reference +sim):\n%s", i, d)
+			}
+		}
+	}
+	if gpu == nil {
+		return nil
+	}
+	gpuOut, err := RunLaunch(gpu, test.Kernel, l)
+	if err != nil {
+		return fmt.Errorf("GPU: %w", err)
+	}
+	if d := Diff(test.Rule, simOut, gpuOut); d != "" {
+		return fmt.Errorf("GPU differs from the simulator (-sim +gpu):\n%s", d)
+	}
+	return nil
+}
+
+// RunLaunch runs one launch of kernel on backend b: it uploads each buffer
+// argument, launches, and returns what every buffer holds afterwards, in
+// the order of the buffer parameters. Every buffer is freed however it
+// ends.
+func RunLaunch(b kernels.Backend, kernel any, l Launch) (kernels.Result, error) {
+	params, err := kernelParams(kernel)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.Args) != len(params) {
+		return nil, fmt.Errorf("parity: %s takes %d arguments, the launch has %d", kernels.KernelName(kernel), len(params), len(l.Args))
+	}
+	args := make([]any, len(l.Args))
+	var mems []kernels.Mem
+	defer func() {
+		for _, m := range mems {
+			b.Free(m)
+		}
+	}()
+	for i, a := range l.Args {
+		if !params[i] {
+			args[i] = a
+			continue
+		}
+		m, err := upload(b, a)
+		if err != nil {
+			return nil, fmt.Errorf("parity: argument %d: %w", i, err)
+		}
+		mems = append(mems, m)
+		args[i] = m
+	}
+	if err := b.Launch(kernel, l.Grid, l.Block, l.SharedBytes, args...); err != nil {
+		return nil, err
+	}
+	out := make(kernels.Result, len(mems))
+	for i, m := range mems {
+		host := reflect.MakeSlice(reflect.TypeOf(l.Args[indexOfBuffer(params, i)]), m.Len(), m.Len()).Interface()
+		if err := b.Read(m, host); err != nil {
+			return nil, err
+		}
+		out[i] = host
+	}
+	return out, nil
+}
+
+// kernelParams says, for each parameter of the kernel function kernel,
+// whether it is a buffer.
+func kernelParams(kernel any) ([]bool, error) {
+	v := reflect.ValueOf(kernel)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return nil, fmt.Errorf("parity: Test.Kernel is %T, not a kernel function", kernel)
+	}
+	ft := v.Type()
+	if ft.NumOut() != 1 || ft.Out(0) != reflect.TypeFor[sim.Kernel]() {
+		return nil, fmt.Errorf("parity: %s is %v, not a function returning sim.Kernel", kernels.KernelName(kernel), ft)
+	}
+	bufs := make([]bool, ft.NumIn())
+	for i := range bufs {
+		pt := ft.In(i)
+		bufs[i] = pt.Kind() == reflect.Pointer && pt.Elem().PkgPath() == simPkgPath &&
+			strings.HasPrefix(pt.Elem().Name(), "Buffer[")
+	}
+	return bufs, nil
+}
+
+var simPkgPath = reflect.TypeFor[sim.Thread]().PkgPath()
+
+// indexOfBuffer is the argument index of the k-th buffer parameter.
+func indexOfBuffer(params []bool, k int) int {
+	for i, b := range params {
+		if b {
+			if k == 0 {
+				return i
+			}
+			k--
+		}
+	}
+	return -1
+}
+
+// upload allocates a device buffer holding a copy of the host slice s.
+func upload(b kernels.Backend, s any) (kernels.Mem, error) {
+	switch v := s.(type) {
+	case []int8:
+		return kernels.Upload(b, v)
+	case []uint8:
+		return kernels.Upload(b, v)
+	case []int32:
+		return kernels.Upload(b, v)
+	case []uint32:
+		return kernels.Upload(b, v)
+	case []int64:
+		return kernels.Upload(b, v)
+	case []uint64:
+		return kernels.Upload(b, v)
+	case []float32:
+		return kernels.Upload(b, v)
+	case []float64:
+		return kernels.Upload(b, v)
+	}
+	return nil, fmt.Errorf("%T is not a host slice of a device element type", s)
+}
+
+var (
+	gpuOnce sync.Once
+	gpuDev  *cuda.Device
+	gpuErr  error
+)
+
+// sharedGPU opens the GPU once per process for every Check; it stays open
+// until the process exits, as the driver keeps one context per process.
+func sharedGPU() (kernels.Backend, error) {
+	gpuOnce.Do(func() {
+		if !cuda.Available {
+			gpuErr = errors.New("built without -tags cuda")
+			return
+		}
+		gpuDev, gpuErr = cuda.Open(cuda.Config{})
+	})
+	if gpuErr != nil {
+		return nil, gpuErr
+	}
+	return gpuDev, nil
+}
