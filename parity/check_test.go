@@ -33,7 +33,7 @@ func saxpyLaunch(n int, a float32) Launch {
 	for i := range x {
 		x[i], y[i] = float32(i)/3, float32(n-i)
 	}
-	return Launch{Grid: sim.Dim((n + 63) / 64), Block: sim.Dim(64), Args: []any{x, y, a, n}}
+	return Launch{Grid: sim.Dim(max(1, (n+63)/64)), Block: sim.Dim(64), Args: []any{x, y, a, n}}
 }
 
 func saxpyRef(l Launch) []any {
