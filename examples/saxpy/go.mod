@@ -1,0 +1,17 @@
+module example.com/saxpy
+
+go 1.26.8
+
+require (
+	github.com/gpusim/gpusim v0.0.0
+	pgregory.net/rapid v1.3.0
+)
+
+require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/google/uuid v1.1.1 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	gorgonia.org/cu v0.9.6 // indirect
+)
+
+replace github.com/gpusim/gpusim => ../..
