@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/google/go-cmp v0.7.0
+	golang.org/x/tools v0.52.0
 	gorgonia.org/cu v0.9.6
 	pgregory.net/rapid v1.3.0
 )
@@ -11,4 +12,6 @@ require (
 require (
 	github.com/google/uuid v1.1.1 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 )
