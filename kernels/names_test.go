@@ -26,11 +26,7 @@ func TestKernelFuncs(t *testing.T) {
 	for _, k := range kernels.All() {
 		for _, f := range k.Funcs {
 			name := kernels.KernelName(f)
-			base, _, _ := strings.Cut(name, "_") // a generic instance's Entry is Name_T
-			d, ok := decls[name]
-			if !ok {
-				d, ok = decls[base]
-			}
+			d, ok := declOf(decls, name)
 			if !ok || d.pkg != "kernels" {
 				t.Errorf("%s: %s is not a kernel function declared in package kernels", k.Name, name)
 				continue

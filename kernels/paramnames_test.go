@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/cuda/twin"
@@ -79,6 +81,22 @@ func parseKernelDecls() (map[string]kernelDecl, error) {
 	return decls, nil
 }
 
+// declOf finds the declaration of the kernel whose entry point is name:
+// the function of that name or, for an instance of a generic kernel, the
+// generic function (Name[...] without a twin, Name_T with one).
+func declOf(decls map[string]kernelDecl, name string) (kernelDecl, bool) {
+	if d, ok := decls[name]; ok {
+		return d, true
+	}
+	if base, _, ok := strings.Cut(name, "["); ok {
+		d, ok := decls[base]
+		return d, ok
+	}
+	base, _, _ := strings.Cut(name, "_")
+	d, ok := decls[base]
+	return d, ok
+}
+
 // kernelDecls is parseKernelDecls for a test.
 func kernelDecls(t *testing.T) map[string]kernelDecl {
 	t.Helper()
@@ -103,11 +121,17 @@ func init() {
 			continue
 		}
 		name := kernels.KernelName(fn)
-		d, ok := decls[name]
+		d, ok := declOf(decls, name)
 		if !ok {
 			continue // TestKernelFuncs reports it
 		}
-		tw := twin.Twin{Entry: name, GoName: d.pkg + "." + name, Pos: d.pos.String()}
+		entry := name
+		if base, _, generic := strings.Cut(name, "["); generic {
+			// Instances of a generic kernel share the name F[...]: tell
+			// them apart by their signatures.
+			entry = fmt.Sprintf("%s(%v)", base, reflect.TypeOf(fn))
+		}
+		tw := twin.Twin{Entry: entry, GoName: d.pkg + "." + name, Pos: d.pos.String()}
 		for i, p := range d.params {
 			tw.Params = append(tw.Params, twin.Param{Name: p, GoType: d.types[i], Elem: d.elems[i]})
 		}
