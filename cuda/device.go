@@ -5,7 +5,6 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"time"
 	"unsafe"
