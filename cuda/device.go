@@ -487,40 +487,39 @@ func (d *Device) Launch(kernel any, grid, block sim.Dim3, sharedBytes int, args 
 	if err != nil {
 		return err
 	}
-	fn := struct{ Name string }{entry}
 	g, b := norm(grid), norm(block)
 	return d.do(func() error {
 		if sharedBytes > 48<<10 {
 			// Dynamic shared memory above 48 KiB must be opted into per function.
 			if err := setMaxDynamicShared(f, sharedBytes); err != nil {
-				return fmt.Errorf("cuFuncSetAttribute(%s, max dynamic shared %d): %w", fn.Name, sharedBytes, err)
+				return fmt.Errorf("cuFuncSetAttribute(%s, max dynamic shared %d): %w", entry, sharedBytes, err)
 			}
 		}
 		if d.timing {
 			if err := d.evStart.Record(cu.Stream{}); err != nil {
-				return fmt.Errorf("cuEventRecord before %s: %w", fn.Name, err)
+				return fmt.Errorf("cuEventRecord before %s: %w", entry, err)
 			}
 		}
 		start := time.Now()
 		if err := f.Launch(g.X, g.Y, g.Z, b.X, b.Y, b.Z, sharedBytes, cu.Stream{}, params); err != nil {
-			return fmt.Errorf("cuLaunchKernel(%s<<<%v, %v, %d>>>): %w", fn.Name, grid, block, sharedBytes, err)
+			return fmt.Errorf("cuLaunchKernel(%s<<<%v, %v, %d>>>): %w", entry, grid, block, sharedBytes, err)
 		}
 		if d.timing {
 			if err := d.evEnd.Record(cu.Stream{}); err != nil {
-				return fmt.Errorf("cuEventRecord after %s: %w", fn.Name, err)
+				return fmt.Errorf("cuEventRecord after %s: %w", entry, err)
 			}
 		}
 		if err := cu.Synchronize(); err != nil {
-			return fmt.Errorf("cuCtxSynchronize after %s: %w", fn.Name, err)
+			return fmt.Errorf("cuCtxSynchronize after %s: %w", entry, err)
 		}
 		host := time.Since(start)
 		if d.timing {
 			// Both events have completed: the context is synchronised.
 			ms, err := d.evStart.Elapsed(d.evEnd)
 			if err != nil {
-				return fmt.Errorf("cuEventElapsedTime(%s): %w", fn.Name, err)
+				return fmt.Errorf("cuEventElapsedTime(%s): %w", entry, err)
 			}
-			d.times = append(d.times, LaunchTime{Func: fn.Name,
+			d.times = append(d.times, LaunchTime{Func: entry,
 				GPU: time.Duration(ms * float64(time.Millisecond)), Host: host})
 		}
 		return nil
