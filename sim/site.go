@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -59,10 +60,31 @@ var siteTable = struct {
 	fns   map[string]int32
 }{byPC: map[uintptr]pcClass{}, infos: []siteInfo{{}}, ids: map[siteInfo]site{}, fns: map[string]int32{}}
 
-const (
-	simPkg        = "github.com/gpusim/gpusim/sim."
-	runThreadFunc = simPkg + "(*worker).runThreads"
-)
+// simPkg is the prefix of every function symbol in this package
+// ("github.com/gpusim/gpusim/sim." as published; another path in a fork, a
+// vendored or an internal copy) and runThreadFunc the symbol of the scheduler
+// frame that calls kernels, where a walk up from a sim entry point has missed
+// the kernel. Both are read off the runtime's symbol table at init, so that
+// sim tells its own frames from kernel code under any module path.
+// (An init function, not initialisers: runThreads's body refers back to
+// simPkg, a cycle the compiler refuses in initialisers.)
+var simPkg, runThreadFunc string
+
+func init() { simPkg, runThreadFunc = ownSymbols() }
+
+func ownSymbols() (pkg, runThreads string) {
+	runThreads = funcName((*worker).runThreads)
+	pkg, ok := strings.CutSuffix(runThreads, "(*worker).runThreads")
+	if !ok || pkg == "" {
+		panic("sim: cannot read the scheduler's symbol: " + runThreads)
+	}
+	return pkg, runThreads
+}
+
+// funcName returns the runtime's symbol for the function f.
+func funcName(f any) string {
+	return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()
+}
 
 // classify resolves a return address, expanding inlined frames: the first
 // frame outside sim's non-test files is the site.
