@@ -18,9 +18,17 @@ const (
 	collAll
 	collSyncWarp
 	collMatchAny
+	collMatchAll
+	collReduceAdd // the __reduce_*_sync (redux.sync) kinds, computed in redux.go
+	collReduceMin
+	collReduceMax
+	collReduceAnd
+	collReduceOr
+	collReduceXor
 )
 
-var collNames = [...]string{"ShflSync", "ShflUpSync", "ShflDownSync", "ShflXorSync", "BallotSync", "AnySync", "AllSync", "SyncWarp", "MatchAnySync"}
+var collNames = [...]string{"ShflSync", "ShflUpSync", "ShflDownSync", "ShflXorSync", "BallotSync", "AnySync", "AllSync", "SyncWarp", "MatchAnySync",
+	"MatchAllSync", "ReduceAddSync", "ReduceMinSync", "ReduceMaxSync", "ReduceAndSync", "ReduceOrSync", "ReduceXorSync"}
 
 func (k collKind) String() string { return collNames[k] }
 
@@ -85,24 +93,18 @@ func laneList(m uint32) string {
 	return strings.Join(parts, ",")
 }
 
-// collective runs one warp collective for t and returns its result bits.
 // badCollective reports what is wrong with a collective's mask or width:
-// a mask that leaves out the caller or names lanes that do not exist or
-// have exited ends the launch; a bad width is reported and replaced by 32,
-// which it returns. The error paths live here, out of collective, whose
-// stack frame every suspended lane keeps.
+// a mask that leaves out the caller ends the launch; a bad width is
+// reported and replaced by 32, which it returns. A mask may name lanes
+// that have exited or do not exist (the partial last warp of a block):
+// PTX waits only for the mask's lanes that have not exited. The error
+// paths live here, out of collective, whose stack frame every suspended
+// lane keeps.
 //
 //go:noinline
 func (w *worker) badCollective(t *Thread, kind collKind, mask uint32, width int, s site) int {
-	wp := &t.blk.warps[t.warp]
 	if mask&(1<<t.lane) == 0 {
 		w.collectiveFatal(t, kind, s, fmt.Sprintf("lane %d calls %s with mask %#08x that does not include itself", t.lane, kind, mask))
-	}
-	if miss := mask &^ wp.present; miss != 0 {
-		w.collectiveFatal(t, kind, s, fmt.Sprintf("mask %#08x names lanes %s that do not exist (block of %d threads)", mask, laneList(miss), w.l.tpb))
-	}
-	if gone := mask & wp.exited; gone != 0 {
-		w.collectiveFatal(t, kind, s, fmt.Sprintf("mask %#08x names lanes %s of warp %d that have exited", mask, laneList(gone), t.warp))
 	}
 	if width <= 0 || width > warpSize || width&(width-1) != 0 {
 		w.l.addFinding(Finding{Kind: InvalidShuffle, Detail: fmt.Sprintf("width %d is not a power of two in [1,32]", width),
@@ -112,12 +114,18 @@ func (w *worker) badCollective(t *Thread, kind collKind, mask uint32, width int,
 	return width
 }
 
-// shuffleOutside reports lane reading lane src, which is not in c's mask.
+// shuffleOutside reports lane reading lane src, which is not in c's mask,
+// or is named in it but has exited or does not exist. The reader gets its
+// own value and the launch goes on.
 //
 //go:noinline
 func (w *worker) shuffleOutside(t *Thread, c *collective, lane, src int) {
+	why := "is not in mask"
+	if src < warpSize && c.mask&(1<<src) != 0 {
+		why = "has exited or does not exist, though named in mask"
+	}
 	w.l.addFinding(Finding{Kind: InvalidShuffle,
-		Detail:  fmt.Sprintf("lane %d reads lane %d, which is not in mask %#08x: the value is undefined on hardware", lane, src, c.mask),
+		Detail:  fmt.Sprintf("lane %d reads lane %d, which %s %#08x: the value is undefined on hardware", lane, src, why, c.mask),
 		Current: threadAccess(t, c.kind.String(), c.site)})
 }
 
@@ -137,8 +145,7 @@ func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, w
 	wp := &t.blk.warps[t.warp]
 	s := w.sites.callerSite()
 	bit := uint32(1) << t.lane
-	if mask&bit == 0 || mask&^wp.present != 0 || mask&wp.exited != 0 ||
-		width <= 0 || width > warpSize || width&(width-1) != 0 {
+	if mask&bit == 0 || width <= 0 || width > warpSize || width&(width-1) != 0 {
 		width = w.badCollective(t, kind, mask, width, s)
 	}
 	var c *collective
@@ -164,7 +171,7 @@ func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, w
 	c.vals[t.lane] = val
 	c.args[t.lane] = arg
 	c.arrived |= bit
-	if c.arrived == c.mask {
+	if c.arrived == c.mask&wp.present&^wp.exited {
 		w.completeCollective(t.blk, wp, c)
 		return t.collRes // the last lane to arrive does not wait
 	}
@@ -179,7 +186,7 @@ func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, w
 func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 	first := (c.first.warp) * warpSize
 	width := c.width
-	for m := c.mask; m != 0; m &= m - 1 {
+	for m := c.arrived; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		t := &b.threads[first+lane]
 		var r uint64
@@ -206,35 +213,37 @@ func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 				src = lane
 			}
 		case collBallot:
-			for mm := c.mask; mm != 0; mm &= mm - 1 {
+			for mm := c.arrived; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				if c.vals[l] != 0 {
 					r |= 1 << l
 				}
 			}
 		case collAny:
-			for mm := c.mask; mm != 0; mm &= mm - 1 {
+			for mm := c.arrived; mm != 0; mm &= mm - 1 {
 				if c.vals[bits.TrailingZeros32(mm)] != 0 {
 					r = 1
 				}
 			}
 		case collAll:
 			r = 1
-			for mm := c.mask; mm != 0; mm &= mm - 1 {
+			for mm := c.arrived; mm != 0; mm &= mm - 1 {
 				if c.vals[bits.TrailingZeros32(mm)] == 0 {
 					r = 0
 				}
 			}
 		case collMatchAny:
-			for mm := c.mask; mm != 0; mm &= mm - 1 {
+			for mm := c.arrived; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				if c.vals[l] == c.vals[lane] {
 					r |= 1 << l
 				}
 			}
+		case collMatchAll, collReduceAdd, collReduceMin, collReduceMax, collReduceAnd, collReduceOr, collReduceXor:
+			r = c.reduce(lane)
 		}
 		if src >= 0 {
-			if src >= warpSize || c.mask&(1<<src) == 0 {
+			if src >= warpSize || c.arrived&(1<<src) == 0 {
 				w.shuffleOutside(t, c, lane, src)
 				src = lane
 			}
@@ -249,8 +258,11 @@ func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 	if w.l.prof != nil {
 		w.profCollective(b, wp, c)
 	}
-	if w.l.detect {
-		w.warpSync(b, first, c.mask)
+	if w.l.detect && c.kind == collSyncWarp {
+		// Only bar.warp.sync orders memory among the lanes: shfl, vote,
+		// match and redux do not (PTX ISA), and compute-sanitizer's
+		// racecheck reports hazards that only they separate.
+		w.warpSync(b, first, c.arrived)
 	}
 	for i, p := range wp.pending {
 		if p == c {
@@ -263,7 +275,8 @@ func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 	// polls with __any_sync completes a collective every time round.
 }
 
-// warpExit marks t's lane exited and fails any collective still waiting for it.
+// warpExit marks t's lane exited and completes any collective that waited
+// only for it.
 func (w *worker) warpExit(t *Thread) {
 	wp := &t.blk.warps[t.warp]
 	bit := uint32(1) << t.lane
@@ -275,30 +288,18 @@ func (w *worker) warpExit(t *Thread) {
 		wp.spinning &^= bit
 		w.lockstepCheck(t.blk, t.warp)
 	}
-	for _, c := range wp.pending {
-		if c.mask&bit != 0 && c.arrived&bit == 0 {
-			w.exitedFromCollective(t, c)
-			return
-		}
-	}
-}
-
-// exitedFromCollective reports lane t exiting while warp-mates wait for it
-// in collective c, and ends the launch.
-//
-//go:noinline
-func (w *worker) exitedFromCollective(t *Thread, c *collective) {
 	if w.l.aborted.Load() {
-		// The launch is ending on a fatal finding already reported; the
-		// lane is being unwound by it, not exiting.
-		return
+		return // the lane is being unwound by a fatal finding
 	}
-	w.l.addFinding(Finding{Kind: WarpDivergence,
-		Detail:   fmt.Sprintf("lane %d exited without reaching %s with mask %#08x; lanes %s wait for it", t.lane, c.kind, c.mask, laneList(c.arrived)),
-		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit"},
-		Previous: threadAccess(c.first, c.kind.String(), c.site)})
-	w.l.markFatal()
-	w.abort()
+	// PTX waits only for the mask's lanes that have not exited: a
+	// collective that waited for this lane alone completes now.
+	for k := 0; k < len(wp.pending); {
+		if c := wp.pending[k]; c.mask&bit != 0 && c.arrived == c.mask&wp.present&^wp.exited {
+			w.completeCollective(t.blk, wp, c) // removes c from pending
+			continue
+		}
+		k++
+	}
 }
 
 func boolBits(b bool) uint64 {
