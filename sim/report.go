@@ -14,12 +14,12 @@ const (
 	DataRace          Kind = iota + 1 // two unordered accesses to one element, at least one a write
 	UninitializedRead                 // a read of memory nothing wrote
 	BarrierDivergence                 // threads of a block at different barriers, or passing one by
-	WarpDivergence                    // a warp collective whose mask names lanes that exited, never arrive or differ
+	WarpDivergence                    // lanes meeting in different warp collectives, or a mask without the caller (fatal)
 	Deadlock                          // no thread can make progress (includes livelock)
 	OutOfBounds                       // an index outside a buffer (fatal: the launch is aborted)
 	KernelPanic                       // a Go panic in the kernel (fatal)
 	InvalidShared                     // shared memory declared inconsistently or beyond the limits (fatal)
-	InvalidShuffle                    // a shuffle reads a lane outside the mask
+	InvalidShuffle                    // a shuffle reads a lane outside the mask, or one that exited or does not exist
 )
 
 var kindNames = map[Kind]string{
@@ -37,7 +37,7 @@ func (k Kind) String() string {
 
 // Fatal reports whether a finding of this kind aborts the launch.
 func (k Kind) Fatal() bool {
-	return k == Deadlock || k == OutOfBounds || k == KernelPanic || k == InvalidShared
+	return k == Deadlock || k == OutOfBounds || k == KernelPanic || k == InvalidShared || k == WarpDivergence
 }
 
 // Access is one side of a finding: who did what, where.

@@ -248,3 +248,30 @@ func TestNoRaceMatchAllSync(t *testing.T) {
 		t.Fatalf("match_all = %#x", got)
 	}
 }
+
+// Every warp divergence the simulator reports ends the launch, and
+// Kind.Fatal says so, as the package doc does.
+func TestWarpDivergenceIsFatal(t *testing.T) {
+	t.Parallel()
+	if !sim.WarpDivergence.Fatal() {
+		t.Error("WarpDivergence.Fatal() = false, but a warp divergence aborts the launch")
+	}
+	for name, k := range map[string]sim.Kernel{
+		"different collectives": func(t *sim.Thread) {
+			if t.LaneID() < 16 {
+				sim.ShflDownSync(t, sim.FullMask, int32(1), 1)
+			} else {
+				t.BallotSync(sim.FullMask, true)
+			}
+		},
+		"mask without the caller": func(t *sim.Thread) {
+			t.SyncWarp(0x0000ffff)
+		},
+	} {
+		r := exec(t, sim.NewDevice(sim.H100), lin(1, 32), k)
+		f := wantKind(t, r, sim.WarpDivergence)
+		if !r.Aborted || !f.Kind.Fatal() {
+			t.Errorf("%s: aborted=%v, Fatal()=%v; want both", name, r.Aborted, f.Kind.Fatal())
+		}
+	}
+}
