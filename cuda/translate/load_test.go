@@ -1,0 +1,93 @@
+package translate
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"sync"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+)
+
+var (
+	depsOnce sync.Once
+	deps     map[string]*types.Package
+	depsErr  error
+)
+
+// testImporter imports sim (and the standard packages kernels use) from the
+// export data go list builds, so that tests can type-check kernels given as
+// source strings.
+func testImporter(t testing.TB) types.Importer {
+	t.Helper()
+	depsOnce.Do(func() {
+		pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes}, simPkgPath, "math", "math/bits", "fmt", "strings")
+		if err != nil {
+			depsErr = err
+			return
+		}
+		deps = map[string]*types.Package{}
+		for _, p := range pkgs {
+			deps[p.PkgPath] = p.Types
+		}
+	})
+	if depsErr != nil {
+		t.Fatal(depsErr)
+	}
+	return importerFunc(func(path string) (*types.Package, error) {
+		if p, ok := deps[path]; ok {
+			return p, nil
+		}
+		return importer.Default().Import(path)
+	})
+}
+
+type importerFunc func(string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// translateSrc type-checks one file of package p and translates it.
+func translateSrc(t testing.TB, src string) *Result {
+	t.Helper()
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "p/src.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := newInfo()
+	conf := types.Config{Importer: testImporter(t)}
+	pkg, err := conf.Check("p", fset, []*ast.File{file}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Translate(fset, []*ast.File{file}, pkg, info)
+}
+
+func newInfo() *types.Info {
+	return &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances:  map[*ast.Ident]types.Instance{},
+		Implicits:  map[ast.Node]types.Object{},
+		Scopes:     map[ast.Node]*types.Scope{},
+	}
+}
+
+// loadPkg loads one package of the module with go/packages.
+func loadPkg(t testing.TB, pattern string) *packages.Package {
+	t.Helper()
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
+		packages.NeedTypes | packages.NeedTypesInfo}, pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+		t.Fatalf("loading %s: %v", pattern, pkgs[0].Errors)
+	}
+	return pkgs[0]
+}

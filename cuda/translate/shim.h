@@ -1,0 +1,206 @@
+// shim.h: the CUDA qualifiers, built-in variables and device functions that
+// gpusim's generated code uses, for compiling it with clang's CUDA front end
+// without the CUDA toolkit (CI has no GPU and no toolkit):
+//
+//   clang++-19 -x cuda --cuda-gpu-arch=sm_90 --cuda-device-only -nocudainc \
+//     -nocudalib -Xclang -target-feature -Xclang +ptx80 -include shim.h -S in.cu
+//
+// The functions are written with clang's NVPTX builtins, so the PTX is
+// real. Each has exactly CUDA's overloads, and a deleted catch-all template
+// beside them, so that a call with the wrong argument types (which nvcc
+// would reject, or convert silently) fails here too. Math functions are
+// declarations only: libdevice is not linked, and the PTX calls them.
+#ifndef GOSIM_SHIM_H
+#define GOSIM_SHIM_H
+
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+
+// threadIdx, blockIdx, blockDim, gridDim (unsigned int fields) and warpSize.
+#include <__clang_cuda_builtin_vars.h>
+
+#define GOSIM_SHIM_ONLY(name) \
+	template <typename... A> __device__ void name(A...) = delete;
+
+// ---- control ----
+__device__ __forceinline__ void __trap(void) { __asm__ __volatile__("trap;"); }
+// __syncthreads is a clang builtin.
+__device__ __forceinline__ int __syncthreads_count(int p) { return __nvvm_bar0_popc(p); }
+__device__ __forceinline__ int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
+__device__ __forceinline__ int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
+__device__ __forceinline__ void __threadfence(void) { __nvvm_membar_gl(); }
+__device__ __forceinline__ void __threadfence_block(void) { __nvvm_membar_cta(); }
+
+// ---- warps ----
+__device__ __forceinline__ void __syncwarp(unsigned int mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
+__device__ __forceinline__ unsigned int __activemask(void)
+{
+	unsigned int r;
+	__asm__ __volatile__("activemask.b32 %0;" : "=r"(r));
+	return r;
+}
+__device__ __forceinline__ unsigned int __ballot_sync(unsigned int mask, int p) { return __nvvm_vote_ballot_sync(mask, p); }
+__device__ __forceinline__ int __any_sync(unsigned int mask, int p) { return __nvvm_vote_any_sync(mask, p); }
+__device__ __forceinline__ int __all_sync(unsigned int mask, int p) { return __nvvm_vote_all_sync(mask, p); }
+GOSIM_SHIM_ONLY(__syncwarp)
+// The predicates are int in CUDA and take a bool by promotion, as here.
+
+// Shuffles: CUDA's overloads are int, unsigned int, long long, unsigned
+// long long, float and double (and long, unsigned long, half, which gpusim
+// never emits). The 64-bit ones shuffle two halves.
+#define GOSIM_SHFL(name, b, clampmax)                                                                        \
+	__device__ __forceinline__ int name(unsigned int m, int v, int l, int w = 32)                            \
+	{ return __nvvm_shfl_sync_##b##_i32(m, v, l, ((32 - w) << 8) | (clampmax)); }                            \
+	__device__ __forceinline__ unsigned int name(unsigned int m, unsigned int v, int l, int w = 32)          \
+	{ return (unsigned int)__nvvm_shfl_sync_##b##_i32(m, (int)v, l, ((32 - w) << 8) | (clampmax)); }         \
+	__device__ __forceinline__ float name(unsigned int m, float v, int l, int w = 32)                        \
+	{ return __nvvm_shfl_sync_##b##_f32(m, v, l, ((32 - w) << 8) | (clampmax)); }                            \
+	__device__ __forceinline__ long long name(unsigned int m, long long v, int l, int w = 32)                \
+	{                                                                                                        \
+		int lo = (int)v, hi = (int)(v >> 32);                                                                \
+		lo = __nvvm_shfl_sync_##b##_i32(m, lo, l, ((32 - w) << 8) | (clampmax));                             \
+		hi = __nvvm_shfl_sync_##b##_i32(m, hi, l, ((32 - w) << 8) | (clampmax));                             \
+		return (long long)(((unsigned long long)(unsigned int)hi << 32) | (unsigned int)lo);                 \
+	}                                                                                                        \
+	__device__ __forceinline__ unsigned long long name(unsigned int m, unsigned long long v, int l, int w = 32) \
+	{ return (unsigned long long)name(m, (long long)v, l, w); }                                              \
+	__device__ __forceinline__ double name(unsigned int m, double v, int l, int w = 32)                      \
+	{ return __nvvm_bitcast_ll2d(name(m, __nvvm_bitcast_d2ll(v), l, w)); }                                   \
+	GOSIM_SHIM_ONLY(name)
+GOSIM_SHFL(__shfl_sync, idx, 0x1f)
+GOSIM_SHFL(__shfl_up_sync, up, 0)
+GOSIM_SHFL(__shfl_down_sync, down, 0x1f)
+GOSIM_SHFL(__shfl_xor_sync, bfly, 0x1f)
+
+__device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, int v) { return __nvvm_match_any_sync_i32(m, v); }
+__device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, unsigned int v) { return __nvvm_match_any_sync_i32(m, (int)v); }
+__device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, long long v) { return __nvvm_match_any_sync_i64(m, v); }
+__device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, unsigned long long v) { return __nvvm_match_any_sync_i64(m, (long long)v); }
+__device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, float v) { return __nvvm_match_any_sync_i32(m, __nvvm_bitcast_f2i(v)); }
+__device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, double v) { return __nvvm_match_any_sync_i64(m, __nvvm_bitcast_d2ll(v)); }
+GOSIM_SHIM_ONLY(__match_any_sync)
+
+// ---- atomics: CUDA's overloads exactly ----
+__device__ __forceinline__ int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }
+__device__ __forceinline__ unsigned int atomicAdd(unsigned int *p, unsigned int v) { return (unsigned int)__nvvm_atom_add_gen_i((int *)p, (int)v); }
+__device__ __forceinline__ unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) { return (unsigned long long)__nvvm_atom_add_gen_ll((long long *)p, (long long)v); }
+__device__ __forceinline__ float atomicAdd(float *p, float v) { return __nvvm_atom_add_gen_f(p, v); }
+__device__ __forceinline__ double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
+GOSIM_SHIM_ONLY(atomicAdd)
+__device__ __forceinline__ int atomicSub(int *p, int v) { return __nvvm_atom_add_gen_i(p, -v); }
+__device__ __forceinline__ unsigned int atomicSub(unsigned int *p, unsigned int v) { return (unsigned int)__nvvm_atom_add_gen_i((int *)p, (int)(0u - v)); }
+GOSIM_SHIM_ONLY(atomicSub)
+__device__ __forceinline__ int atomicExch(int *p, int v) { return __nvvm_atom_xchg_gen_i(p, v); }
+__device__ __forceinline__ unsigned int atomicExch(unsigned int *p, unsigned int v) { return (unsigned int)__nvvm_atom_xchg_gen_i((int *)p, (int)v); }
+__device__ __forceinline__ unsigned long long atomicExch(unsigned long long *p, unsigned long long v) { return (unsigned long long)__nvvm_atom_xchg_gen_ll((long long *)p, (long long)v); }
+__device__ __forceinline__ float atomicExch(float *p, float v) { return __nvvm_bitcast_i2f(__nvvm_atom_xchg_gen_i((int *)p, __nvvm_bitcast_f2i(v))); }
+GOSIM_SHIM_ONLY(atomicExch)
+__device__ __forceinline__ int atomicMin(int *p, int v) { return __nvvm_atom_min_gen_i(p, v); }
+__device__ __forceinline__ unsigned int atomicMin(unsigned int *p, unsigned int v) { return __nvvm_atom_min_gen_ui(p, v); }
+__device__ __forceinline__ long long atomicMin(long long *p, long long v) { return __nvvm_atom_min_gen_ll(p, v); }
+__device__ __forceinline__ unsigned long long atomicMin(unsigned long long *p, unsigned long long v) { return __nvvm_atom_min_gen_ull(p, v); }
+GOSIM_SHIM_ONLY(atomicMin)
+__device__ __forceinline__ int atomicMax(int *p, int v) { return __nvvm_atom_max_gen_i(p, v); }
+__device__ __forceinline__ unsigned int atomicMax(unsigned int *p, unsigned int v) { return __nvvm_atom_max_gen_ui(p, v); }
+__device__ __forceinline__ long long atomicMax(long long *p, long long v) { return __nvvm_atom_max_gen_ll(p, v); }
+__device__ __forceinline__ unsigned long long atomicMax(unsigned long long *p, unsigned long long v) { return __nvvm_atom_max_gen_ull(p, v); }
+GOSIM_SHIM_ONLY(atomicMax)
+__device__ __forceinline__ unsigned int atomicInc(unsigned int *p, unsigned int v) { return __nvvm_atom_inc_gen_ui(p, v); }
+__device__ __forceinline__ unsigned int atomicDec(unsigned int *p, unsigned int v) { return __nvvm_atom_dec_gen_ui(p, v); }
+GOSIM_SHIM_ONLY(atomicInc)
+GOSIM_SHIM_ONLY(atomicDec)
+__device__ __forceinline__ int atomicCAS(int *p, int c, int v) { return __nvvm_atom_cas_gen_i(p, c, v); }
+__device__ __forceinline__ unsigned int atomicCAS(unsigned int *p, unsigned int c, unsigned int v) { return (unsigned int)__nvvm_atom_cas_gen_i((int *)p, (int)c, (int)v); }
+__device__ __forceinline__ unsigned long long atomicCAS(unsigned long long *p, unsigned long long c, unsigned long long v) { return (unsigned long long)__nvvm_atom_cas_gen_ll((long long *)p, (long long)c, (long long)v); }
+GOSIM_SHIM_ONLY(atomicCAS)
+#define GOSIM_ATOMIC_BITS(name, op)                                                                                \
+	__device__ __forceinline__ int name(int *p, int v) { return __nvvm_atom_##op##_gen_i(p, v); }                  \
+	__device__ __forceinline__ unsigned int name(unsigned int *p, unsigned int v)                                  \
+	{ return (unsigned int)__nvvm_atom_##op##_gen_i((int *)p, (int)v); }                                           \
+	__device__ __forceinline__ unsigned long long name(unsigned long long *p, unsigned long long v)                \
+	{ return (unsigned long long)__nvvm_atom_##op##_gen_ll((long long *)p, (long long)v); }                        \
+	GOSIM_SHIM_ONLY(name)
+GOSIM_ATOMIC_BITS(atomicAnd, and)
+GOSIM_ATOMIC_BITS(atomicOr, or)
+GOSIM_ATOMIC_BITS(atomicXor, xor)
+
+// ---- bits ----
+__device__ __forceinline__ unsigned int __float_as_uint(float x) { return (unsigned int)__nvvm_bitcast_f2i(x); }
+__device__ __forceinline__ int __float_as_int(float x) { return __nvvm_bitcast_f2i(x); }
+__device__ __forceinline__ float __uint_as_float(unsigned int x) { return __nvvm_bitcast_i2f((int)x); }
+__device__ __forceinline__ float __int_as_float(int x) { return __nvvm_bitcast_i2f(x); }
+__device__ __forceinline__ long long __double_as_longlong(double x) { return __nvvm_bitcast_d2ll(x); }
+__device__ __forceinline__ double __longlong_as_double(long long x) { return __nvvm_bitcast_ll2d(x); }
+GOSIM_SHIM_ONLY(__float_as_uint)
+GOSIM_SHIM_ONLY(__float_as_int)
+GOSIM_SHIM_ONLY(__uint_as_float)
+GOSIM_SHIM_ONLY(__int_as_float)
+GOSIM_SHIM_ONLY(__double_as_longlong)
+GOSIM_SHIM_ONLY(__longlong_as_double)
+__device__ __forceinline__ int __popc(unsigned int x) { return __builtin_popcount(x); }
+__device__ __forceinline__ int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+__device__ __forceinline__ int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned int)x); }
+__device__ __forceinline__ int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+__device__ __forceinline__ int __ffs(int x) { return __builtin_ffs(x); }
+__device__ __forceinline__ int __ffsll(long long x) { return __builtin_ffsll(x); }
+__device__ __forceinline__ unsigned int __brev(unsigned int x) { return __builtin_bitreverse32(x); }
+__device__ __forceinline__ unsigned long long __brevll(unsigned long long x) { return __builtin_bitreverse64(x); }
+GOSIM_SHIM_ONLY(__popc)
+GOSIM_SHIM_ONLY(__popcll)
+GOSIM_SHIM_ONLY(__clz)
+GOSIM_SHIM_ONLY(__clzll)
+GOSIM_SHIM_ONLY(__ffs)
+GOSIM_SHIM_ONLY(__ffsll)
+GOSIM_SHIM_ONLY(__brev)
+GOSIM_SHIM_ONLY(__brevll)
+
+// ---- math: the functions the translator maps package math to ----
+#define GOSIM_MATH1(name) extern "C" __device__ double name(double); GOSIM_SHIM_ONLY(name)
+#define GOSIM_MATH2(name) extern "C" __device__ double name(double, double); GOSIM_SHIM_ONLY(name)
+GOSIM_MATH1(sqrt)
+GOSIM_MATH1(fabs)
+GOSIM_MATH1(floor)
+GOSIM_MATH1(ceil)
+GOSIM_MATH1(trunc)
+GOSIM_MATH1(round)
+GOSIM_MATH1(rint)
+GOSIM_MATH2(copysign)
+GOSIM_MATH2(fmod)
+GOSIM_MATH2(remainder)
+GOSIM_MATH1(exp)
+GOSIM_MATH1(exp2)
+GOSIM_MATH1(expm1)
+GOSIM_MATH1(log)
+GOSIM_MATH1(log2)
+GOSIM_MATH1(log10)
+GOSIM_MATH1(log1p)
+GOSIM_MATH2(pow)
+GOSIM_MATH1(sin)
+GOSIM_MATH1(cos)
+GOSIM_MATH1(tan)
+GOSIM_MATH1(asin)
+GOSIM_MATH1(acos)
+GOSIM_MATH1(atan)
+GOSIM_MATH2(atan2)
+GOSIM_MATH1(sinh)
+GOSIM_MATH1(cosh)
+GOSIM_MATH1(tanh)
+GOSIM_MATH1(asinh)
+GOSIM_MATH1(acosh)
+GOSIM_MATH1(atanh)
+GOSIM_MATH1(erf)
+GOSIM_MATH1(erfc)
+GOSIM_MATH1(cbrt)
+GOSIM_MATH2(hypot)
+extern "C" __device__ double fma(double, double, double);
+GOSIM_SHIM_ONLY(fma)
+extern "C" __device__ float fmaf(float, float, float);
+GOSIM_SHIM_ONLY(fmaf)
+
+#endif

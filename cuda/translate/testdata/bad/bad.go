@@ -1,0 +1,298 @@
+// Package bad holds one kernel per construct the translator refuses; each
+// refusal's line carries a want comment with a regexp of its message.
+package bad
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+var hostCounter int
+
+func ReadGlobal(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		a.Store(t, 0, int32(hostCounter)) // want "kernels cannot read package-level variables .*use a const or pass a buffer"
+	}
+}
+
+func WriteGlobal(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		hostCounter += 1 // want "kernels cannot write package-level variables .*pass a buffer"
+	}
+}
+
+func WriteParam(a *sim.Buffer[int32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		n = n + 1 // want "n cannot be written in the kernel body: kernel parameters are shared .*copy it first \\(n := n\\)"
+		a.Store(t, 0, int32(n))
+	}
+}
+
+func WritePrelude(a *sim.Buffer[int32]) sim.Kernel {
+	count := 0
+	return func(t *sim.Thread) {
+		count++ // want "count cannot be written in the kernel body: variables declared before the kernel body"
+		a.Store(t, 0, int32(count))
+	}
+}
+
+func Closure(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		f := func(x int32) int32 { return x + 1 } // want "closures inside a kernel cannot run on the GPU; write a package-level function"
+		a.Store(t, 0, f(1))
+	}
+}
+
+func Map(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var m map[int]int32 // want "maps cannot run on the GPU; use a \\*sim.Buffer"
+		a.Store(t, 0, m[0])
+	}
+}
+
+func Slice(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var s []int32 // want "slices cannot be used on the GPU; use a \\*sim.Buffer"
+		_ = s
+	}
+}
+
+func String(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		s := "abc" // want "strings cannot be used on the GPU"
+		a.Store(t, 0, int32(len(s)))
+	}
+}
+
+func Interface(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var x any // want "interfaces cannot run on the GPU"
+		_ = x
+	}
+}
+
+func PointerToLocal(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		x := int32(1)
+		p := &x // want "pointers other than \\*sim.Buffer cannot be used"
+		a.Store(t, 0, *p)
+	}
+}
+
+func Goroutine(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		go helper(t, a) // want "goroutines cannot run on the GPU"
+	}
+}
+
+func helper(t *sim.Thread, a *sim.Buffer[int32]) { a.Store(t, 0, 1) }
+
+func Channel(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var c chan int32 // want "channels cannot run on the GPU"
+		_ = c
+	}
+}
+
+func Select(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		select {} // want "select cannot run on the GPU"
+	}
+}
+
+func Defer(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		defer a.Store(t, 0, 1) // want "defer is not translated .*call the function at each return"
+	}
+}
+
+func Recover(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		recover() // want "recover is not translated"
+	}
+}
+
+func Allocate(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		p := new(int32) // want "pointers other than \\*sim.Buffer"
+		_ = p
+		s := make([]int32, 4) // want "slices cannot be used"
+		_ = s
+	}
+}
+
+func Fmt(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		fmt.Println(a.Load(t, 0)) // want "fmt cannot run on the GPU"
+	}
+}
+
+func OtherPackage(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		if strings.EqualFold("a", "A") { // want "calls into package strings cannot run on the GPU"
+			a.Store(t, 0, 1)
+		}
+	}
+}
+
+func MethodValue(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		sync := t.SyncThreads // want "method values are not translated; call the method" "function values cannot run on the GPU"
+		sync()
+	}
+}
+
+func TypeSwitch(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var x any = 1     // want "interfaces cannot run on the GPU"
+		switch x.(type) { // want "type switches cannot run on the GPU"
+		}
+	}
+}
+
+func Complex(a *sim.Buffer[float32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		c := complex(1, 2) // want "complex numbers are not translated"
+		_ = c
+	}
+}
+
+type pair struct{ a, b int32 }
+
+func Struct(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var p pair // want "structs are not translated; use separate variables or parallel buffers"
+		_ = p
+	}
+}
+
+func (p pair) sum() int32 { return p.a + p.b }
+
+func Uintptr(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var u uintptr // want "uintptr and unsafe.Pointer have no meaning on the GPU"
+		_ = u
+	}
+}
+
+func BufferLen(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		a.Store(t, 0, int32(a.Len())) // want "Buffer.Len runs on the host, not in a kernel: .*pass the length as a kernel parameter"
+	}
+}
+
+func SharedNonConstant(a *sim.Buffer[int32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		s := sim.Shared[int32](t, "s", n) // want "a static shared array needs a constant length in CUDA; use a constant, or sim.DynamicShared"
+		s.Store(t, 0, 1)
+	}
+}
+
+func SharedInLoop(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		for i := 0; i < 2; i++ {
+			s := sim.Shared[int32](t, "s", 32) // want "sim.Shared inside a block, loop or branch declares a new array each time"
+			s.Store(t, i, 1)
+		}
+	}
+}
+
+func Order(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		x := a.Load(t, 0) + sim.AtomicAdd(t, a, 0, 1) // want "Go evaluates the calls of this statement left to right, C in an unspecified order"
+		a.Store(t, 1, x)
+	}
+}
+
+func UnmappedMath(a *sim.Buffer[float64]) sim.Kernel {
+	return func(t *sim.Thread) {
+		a.Store(t, 0, math.Gamma(a.Load(t, 1))) // want "math.Gamma has no CUDA translation"
+	}
+}
+
+type meters float32
+
+func (m meters) double() meters { return 2 * m }
+
+func Method(a *sim.Buffer[float32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		m := meters(a.Load(t, 0))
+		a.Store(t, 0, float32(m.double())) // want "methods are not translated; write double as a package-level function that takes the bad.meters"
+	}
+}
+
+func Print(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		println(1) // want "printing is not translated"
+	}
+}
+
+func NotAKernelBody(a *sim.Buffer[int32]) sim.Kernel { // want "does not end in return func\\(t \\*sim.Thread\\)"
+	k := func(t *sim.Thread) {}
+	return k
+}
+
+func BadHelperCaller(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		a.Store(t, 0, badHelper(3))
+	}
+}
+
+func badHelper(n int32) int32 {
+	var s []int32 // want "slices cannot be used on the GPU"
+	_ = s
+	return n
+}
+
+func SharedHelperTwice(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		x := sharedHelper(t)
+		y := sharedHelper(t) // want "sharedHelper declares a shared array and is called from 2 places in kernel SharedHelperTwice"
+		a.Store(t, 0, x.Load(t, 0)+y.Load(t, 0))
+	}
+}
+
+func sharedHelper(t *sim.Thread) *sim.Buffer[int32] {
+	return sim.Shared[int32](t, "s", 32) // want "a shared array is declared by assigning the call to a new variable"
+}
+
+func PanicFormat(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		panic(fmt.Sprint(1)) // want "panic's argument must be a constant or a value of a kernel type"
+	}
+}
+
+func RangeBuffer(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		for i := range 4 {
+			a.Store(t, i, 0)
+		}
+		for range a.Len() { // want "Buffer.Len runs on the host"
+		}
+	}
+}
+
+func KernelThreadParam(t0 *sim.Thread) sim.Kernel { // want "kernel parameter t0: a kernel function does not take the thread"
+	return func(t *sim.Thread) {}
+}
+
+func ArrayParam(a [4]int32) sim.Kernel { // want "kernel parameter a: arrays are not passed to kernels"
+	return func(t *sim.Thread) {}
+}
+
+func StatementBeforeBody(a *sim.Buffer[int32]) sim.Kernel {
+	if a == nil { // want "only declarations may precede the kernel body"
+		panic("nil")
+	}
+	return func(t *sim.Thread) {}
+}
+
+func Dim3Value(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		d := t.BlockDim // want "BlockDim is a Dim3 value, which kernels do not hold" "structs are not translated"
+		_ = d
+	}
+}

@@ -1,0 +1,67 @@
+package ok
+
+import "github.com/gpusim/gpusim/sim"
+
+// SharedTree is the classic shared-memory reduction with a constant size.
+func SharedTree(in, out *sim.Buffer[float32], n int) sim.Kernel {
+	const block = 128
+	return func(t *sim.Thread) {
+		s := sim.Shared[float32](t, "s", block)
+		tid := t.ThreadIdx.X
+		i := t.BlockIdx.X*block*2 + tid
+		var sum float32
+		if i < n {
+			sum += in.Load(t, i)
+		}
+		if i+block < n {
+			sum += in.Load(t, i+block)
+		}
+		s.Store(t, tid, sum)
+		t.SyncThreads()
+		for stride := block / 2; stride > 0; stride >>= 1 {
+			if tid < stride {
+				s.Store(t, tid, s.Load(t, tid)+s.Load(t, tid+stride))
+			}
+			t.SyncThreads()
+		}
+		if tid == 0 {
+			out.Store(t, t.BlockIdx.X, s.Load(t, 0))
+		}
+	}
+}
+
+// DynamicHist counts into dynamic shared memory.
+func DynamicHist(data, hist *sim.Buffer[int32], n, bins int) sim.Kernel {
+	return func(t *sim.Thread) {
+		h := sim.DynamicShared[int32](t, "h")
+		for b := t.ThreadIdx.X; b < bins; b += t.BlockDim.X {
+			h.Store(t, b, 0)
+		}
+		t.SyncThreads()
+		if i := t.GlobalX(); i < n {
+			if b := int(data.Load(t, i)); b >= 0 && b < bins {
+				sim.AtomicAdd(t, h, b, 1)
+			}
+		}
+		t.SyncThreads()
+		for b := t.ThreadIdx.X; b < bins; b += t.BlockDim.X {
+			sim.AtomicAdd(t, hist, b, h.Load(t, b))
+		}
+	}
+}
+
+// Barriers: SyncThreadsCount, And, Or, and the fences.
+func Barriers(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		tid := t.ThreadIdx.X
+		v := a.Load(t, tid)
+		c := t.SyncThreadsCount(v > 0)
+		all := t.SyncThreadsAnd(v > 0)
+		any := t.SyncThreadsOr(v < 0)
+		t.ThreadFenceBlock()
+		t.ThreadFence()
+		if all || any {
+			a.Store(t, tid, int32(c))
+		}
+	}
+}
