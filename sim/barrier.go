@@ -86,9 +86,9 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 // acquired through atomics: __syncthreads orders everything before it in
 // any thread before everything after it in every thread, so what thread 0
 // learned polling a flag (the last-block-done pattern, a grid barrier) is
-// known to the whole block after it. Only knowledge the thread has made its
-// own with a fence after the atomic counts: the barrier is a block-scope
-// fence, which does not synchronise with another block's release.
+// known to the whole block after it. What a waiting thread's atomics read
+// counts too, fence or not: the Programming Guide's last-block sum relies
+// on it (see hbState.barrierAcquire).
 func shareAcquired(b *block) {
 	var all *vclock
 	for k := range b.threads {
@@ -96,7 +96,7 @@ func shareAcquired(b *block) {
 		if t.state != stBarrier {
 			continue
 		}
-		if h := &t.x.hb; h.vc != nil {
+		if h := &t.x.hb; h.barrierAcquire() {
 			if all == nil {
 				all = newVClock()
 			}

@@ -141,6 +141,18 @@ template <typename F> __device__ __forceinline__ F gosim_fmax(F x, F y)
 __device__ __forceinline__ long long gosim_ctz32(unsigned int x) { return x == 0 ? 32 : (long long)__ffs((int)x) - 1; }
 __device__ __forceinline__ long long gosim_ctz64(unsigned long long x) { return x == 0 ? 64 : (long long)__ffsll((long long)x) - 1; }
 `},
+	{"matchall", "", `// sim.MatchAllSync's two results: CUDA returns the predicate through a pointer.
+struct gosim_match_all_res {
+	unsigned int r0;
+	bool r1;
+};
+template <typename T> __device__ __forceinline__ gosim_match_all_res gosim_match_all(unsigned int mask, T v)
+{
+	int pred;
+	unsigned int m = __match_all_sync(mask, v, &pred);
+	return gosim_match_all_res{m, pred != 0};
+}
+`},
 	{"dynsmem", "", `// The launch's dynamic shared memory: every sim.DynamicShared view starts at its base.
 extern __shared__ __align__(16) unsigned char gosim_dynamic_smem[];
 `},

@@ -85,6 +85,31 @@ __device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, unsigne
 __device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, float v) { return __nvvm_match_any_sync_i32(m, __nvvm_bitcast_f2i(v)); }
 __device__ __forceinline__ unsigned int __match_any_sync(unsigned int m, double v) { return __nvvm_match_any_sync_i64(m, __nvvm_bitcast_d2ll(v)); }
 GOSIM_SHIM_ONLY(__match_any_sync)
+__device__ __forceinline__ unsigned int __match_all_sync(unsigned int m, int v, int *pred) { return __nvvm_match_all_sync_i32p(m, v, pred); }
+__device__ __forceinline__ unsigned int __match_all_sync(unsigned int m, unsigned int v, int *pred) { return __nvvm_match_all_sync_i32p(m, (int)v, pred); }
+__device__ __forceinline__ unsigned int __match_all_sync(unsigned int m, long long v, int *pred) { return __nvvm_match_all_sync_i64p(m, v, pred); }
+__device__ __forceinline__ unsigned int __match_all_sync(unsigned int m, unsigned long long v, int *pred) { return __nvvm_match_all_sync_i64p(m, (long long)v, pred); }
+__device__ __forceinline__ unsigned int __match_all_sync(unsigned int m, float v, int *pred) { return __nvvm_match_all_sync_i32p(m, __nvvm_bitcast_f2i(v), pred); }
+__device__ __forceinline__ unsigned int __match_all_sync(unsigned int m, double v, int *pred) { return __nvvm_match_all_sync_i64p(m, __nvvm_bitcast_d2ll(v), pred); }
+GOSIM_SHIM_ONLY(__match_all_sync)
+
+// Warp reductions (sm_80): add, min and max on int and unsigned int; the
+// bitwise ones on unsigned int only.
+__device__ __forceinline__ unsigned int __reduce_add_sync(unsigned int m, unsigned int v) { return (unsigned int)__nvvm_redux_sync_add(m, v); }
+__device__ __forceinline__ int __reduce_add_sync(unsigned int m, int v) { return __nvvm_redux_sync_add(m, v); }
+__device__ __forceinline__ unsigned int __reduce_min_sync(unsigned int m, unsigned int v) { return __nvvm_redux_sync_umin(m, v); }
+__device__ __forceinline__ int __reduce_min_sync(unsigned int m, int v) { return __nvvm_redux_sync_min(m, v); }
+__device__ __forceinline__ unsigned int __reduce_max_sync(unsigned int m, unsigned int v) { return __nvvm_redux_sync_umax(m, v); }
+__device__ __forceinline__ int __reduce_max_sync(unsigned int m, int v) { return __nvvm_redux_sync_max(m, v); }
+__device__ __forceinline__ unsigned int __reduce_and_sync(unsigned int m, unsigned int v) { return __nvvm_redux_sync_and(m, v); }
+__device__ __forceinline__ unsigned int __reduce_or_sync(unsigned int m, unsigned int v) { return __nvvm_redux_sync_or(m, v); }
+__device__ __forceinline__ unsigned int __reduce_xor_sync(unsigned int m, unsigned int v) { return __nvvm_redux_sync_xor(m, v); }
+GOSIM_SHIM_ONLY(__reduce_add_sync)
+GOSIM_SHIM_ONLY(__reduce_min_sync)
+GOSIM_SHIM_ONLY(__reduce_max_sync)
+GOSIM_SHIM_ONLY(__reduce_and_sync)
+GOSIM_SHIM_ONLY(__reduce_or_sync)
+GOSIM_SHIM_ONLY(__reduce_xor_sync)
 
 // ---- atomics: CUDA's overloads exactly ----
 __device__ __forceinline__ int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }

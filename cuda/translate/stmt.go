@@ -357,7 +357,7 @@ func (f *fn) parallel(s *ast.AssignStmt, define bool) {
 // tuple is a, b := f(x) for a helper with several results.
 func (f *fn) tuple(pos token.Pos, lhs []ast.Expr, rhs ast.Expr, define bool) {
 	call, ok := ast.Unparen(rhs).(*ast.CallExpr)
-	if !ok || f.tr.callClass(call) == classNone || !f.tr.isHelperCall(call) {
+	if !ok || !(f.tr.isHelperCall(call) || f.isSimFunc(call, "MatchAllSync")) {
 		f.errorf(pos, "only a call of a package function can give several values in a kernel (no maps, type assertions or channels); assign the values one by one")
 		return
 	}
@@ -1139,4 +1139,10 @@ func nodes(es []ast.Expr) []ast.Node {
 		out[i] = e
 	}
 	return out
+}
+
+// isSimFunc reports whether c calls the sim function name.
+func (f *fn) isSimFunc(c *ast.CallExpr, name string) bool {
+	g := f.tr.calleeFunc(c)
+	return g != nil && f.tr.isSim(g) && g.Name() == name
 }

@@ -32,8 +32,6 @@ var simHostOnly = map[string]string{
 	"Buffer.CopyToHost":   "copy on the host after the launch",
 	"Buffer.ToHost":       "copy on the host after the launch",
 	"Buffer.Memset":       "memset on the host before the launch, or Store zeros in the kernel",
-	"Alloc":               "allocate buffers on the host and pass them as kernel parameters",
-	"FromHost":            "allocate buffers on the host and pass them as kernel parameters",
 }
 
 func init() {
@@ -82,6 +80,14 @@ func init() {
 		"ShflDownSync": {"__shfl_down_sync", classLoad, shflEmit("__shfl_down_sync")},
 		"ShflXorSync":  {"__shfl_xor_sync", classLoad, shflEmit("__shfl_xor_sync")},
 		"MatchAnySync": {"__match_any_sync", classLoad, emitMatchAny},
+		"MatchAllSync": {"__match_all_sync", classLoad, emitMatchAll},
+
+		"ReduceAddSync": {"__reduce_add_sync", classLoad, reduceEmit("__reduce_add_sync")},
+		"ReduceMinSync": {"__reduce_min_sync", classLoad, reduceEmit("__reduce_min_sync")},
+		"ReduceMaxSync": {"__reduce_max_sync", classLoad, reduceEmit("__reduce_max_sync")},
+		"ReduceAndSync": {"__reduce_and_sync", classLoad, reduceEmit("__reduce_and_sync")},
+		"ReduceOrSync":  {"__reduce_or_sync", classLoad, reduceEmit("__reduce_or_sync")},
+		"ReduceXorSync": {"__reduce_xor_sync", classLoad, reduceEmit("__reduce_xor_sync")},
 
 		"Fmaf": {"fmaf", classNone, emitFmaf},
 	}
@@ -114,6 +120,29 @@ func emitMatchAny(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
 		return "__match_any_sync(" + mask + ", (int)" + v + ")"
 	}
 	return "__match_any_sync(" + mask + ", " + strip(v) + ")"
+}
+
+// emitMatchAll is m, ok := sim.MatchAllSync(t, mask, v): CUDA returns the
+// predicate through a pointer, which the prelude's gosim_match_all turns
+// into a second result.
+func emitMatchAll(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+	t := f.typeOf(c.Args[2])
+	mask := strip(f.valueAs(c.Args[1], types.Typ[types.Uint32]))
+	v := strip(f.valueAs(c.Args[2], t))
+	if small(t) {
+		v = "(int)" + f.valueAs(c.Args[2], t)
+	}
+	f.need("matchall")
+	f.lastRes = "gosim_match_all_res"
+	return "gosim_match_all(" + mask + ", " + v + ")"
+}
+
+// reduceEmit translates the warp reductions (int32 and uint32 only, as CUDA's).
+func reduceEmit(cname string) func(f *fn, c *ast.CallExpr, recv ast.Expr, stmt bool) string {
+	return func(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+		t := f.typeOf(c)
+		return cname + "(" + strip(f.valueAs(c.Args[1], types.Typ[types.Uint32])) + ", " + strip(f.valueAs(c.Args[2], t)) + ")"
+	}
 }
 
 func emitFmaf(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {

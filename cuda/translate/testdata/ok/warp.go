@@ -48,3 +48,19 @@ func Votes(a *sim.Buffer[uint32]) sim.Kernel {
 		}
 	}
 }
+
+// Reductions: the warp reductions and MatchAllSync.
+func Reductions(i *sim.Buffer[int32], u *sim.Buffer[uint32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		lane := t.LaneID()
+		x, y := i.Load(t, lane), u.Load(t, lane)
+		s := sim.ReduceAddSync(t, sim.FullMask, x) + sim.ReduceMinSync(t, sim.FullMask, x) + sim.ReduceMaxSync(t, sim.FullMask, x)
+		b := sim.ReduceAddSync(t, sim.FullMask, y) ^ sim.ReduceAndSync(t, sim.FullMask, y) ^ sim.ReduceOrSync(t, sim.FullMask, y) ^
+			sim.ReduceXorSync(t, sim.FullMask, y) ^ sim.ReduceMaxSync(t, sim.FullMask, y)
+		m, same := sim.MatchAllSync(t, sim.FullMask, x)
+		if same {
+			u.Store(t, lane, b^m)
+		}
+		i.Store(t, lane, s)
+	}
+}

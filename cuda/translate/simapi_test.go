@@ -1,0 +1,78 @@
+package translate
+
+import (
+	"go/types"
+	"sort"
+	"testing"
+)
+
+// TestSimAPICovered walks sim's exported API and fails for every function
+// that takes a *sim.Thread, and every exported method of Thread or Buffer,
+// that has neither a CUDA translation (simCalls) nor a host-only entry
+// (simHostOnly): a sim feature a kernel can call must not lack one. It also
+// fails for table entries sim no longer has.
+func TestSimAPICovered(t *testing.T) {
+	testImporter(t)
+	sim := deps[simPkgPath]
+	thread := sim.Scope().Lookup("Thread").(*types.TypeName).Type()
+	threadPtr := types.NewPointer(thread)
+	takesThread := func(sig *types.Signature) bool {
+		for i := range sig.Params().Len() {
+			if types.Identical(sig.Params().At(i).Type(), threadPtr) {
+				return true
+			}
+		}
+		return false
+	}
+	var api []string
+	for _, name := range sim.Scope().Names() {
+		switch o := sim.Scope().Lookup(name).(type) {
+		case *types.Func:
+			if o.Exported() && takesThread(o.Type().(*types.Signature)) {
+				api = append(api, name)
+			}
+		case *types.TypeName:
+			if name != "Thread" && name != "Buffer" {
+				continue
+			}
+			ms := types.NewMethodSet(types.NewPointer(o.Type()))
+			for i := range ms.Len() {
+				if m := ms.At(i).Obj(); m.Exported() {
+					api = append(api, name+"."+m.Name())
+				}
+			}
+		}
+	}
+	sort.Strings(api)
+	if len(api) < 30 {
+		t.Fatalf("found only %d kernel-facing sim functions: the walk is broken", len(api))
+	}
+	seen := map[string]bool{}
+	for _, k := range api {
+		seen[k] = true
+		_, tr := simCalls[k]
+		_, host := simHostOnly[k]
+		switch {
+		case !tr && !host:
+			t.Errorf("sim.%s has no CUDA translation and no host-only entry: add it to simCalls or simHostOnly", k)
+		case tr && host:
+			t.Errorf("sim.%s is both translated and host-only", k)
+		}
+	}
+	for k, s := range simCalls {
+		if s.emit == nil {
+			t.Errorf("simCalls[%q] has no emitter", k)
+		}
+		if !seen[k] && k != "Fmaf" {
+			t.Errorf("simCalls has %q, which sim no longer offers a kernel", k)
+		}
+	}
+	for k := range simHostOnly {
+		if !seen[k] {
+			t.Errorf("simHostOnly has %q, which sim no longer has", k)
+		}
+	}
+	if sim.Scope().Lookup("Fmaf") == nil {
+		t.Error("sim.Fmaf is gone; drop it from simCalls")
+	}
+}
