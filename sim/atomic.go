@@ -14,32 +14,32 @@ import "sync"
 
 // AtomicAdd is atomicAdd(&b[i], v).
 func AtomicAdd[T int32 | uint32 | uint64 | float32 | float64](t *Thread, b *Buffer[T], i int, v T) T {
-	return rmw(t, b, i, func(old T) T { return old + v })
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T { return old + v })
 }
 
 // AtomicSub is atomicSub(&b[i], v).
 func AtomicSub[T int32 | uint32](t *Thread, b *Buffer[T], i int, v T) T {
-	return rmw(t, b, i, func(old T) T { return old - v })
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T { return old - v })
 }
 
 // AtomicExch is atomicExch(&b[i], v).
 func AtomicExch[T int32 | uint32 | uint64 | float32](t *Thread, b *Buffer[T], i int, v T) T {
-	return rmw(t, b, i, func(T) T { return v })
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(T) T { return v })
 }
 
 // AtomicMin is atomicMin(&b[i], v).
 func AtomicMin[T int32 | uint32 | int64 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
-	return rmw(t, b, i, func(old T) T { return min(old, v) })
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T { return min(old, v) })
 }
 
 // AtomicMax is atomicMax(&b[i], v).
 func AtomicMax[T int32 | uint32 | int64 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
-	return rmw(t, b, i, func(old T) T { return max(old, v) })
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T { return max(old, v) })
 }
 
 // AtomicInc is atomicInc(&b[i], limit): old >= limit ? 0 : old+1.
 func AtomicInc(t *Thread, b *Buffer[uint32], i int, limit uint32) uint32 {
-	return rmw(t, b, i, func(old uint32) uint32 {
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old uint32) uint32 {
 		if old >= limit {
 			return 0
 		}
@@ -49,7 +49,7 @@ func AtomicInc(t *Thread, b *Buffer[uint32], i int, limit uint32) uint32 {
 
 // AtomicDec is atomicDec(&b[i], limit): (old == 0 || old > limit) ? limit : old-1.
 func AtomicDec(t *Thread, b *Buffer[uint32], i int, limit uint32) uint32 {
-	return rmw(t, b, i, func(old uint32) uint32 {
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old uint32) uint32 {
 		if old == 0 || old > limit {
 			return limit
 		}
@@ -60,7 +60,7 @@ func AtomicDec(t *Thread, b *Buffer[uint32], i int, limit uint32) uint32 {
 // AtomicCAS is atomicCAS(&b[i], compare, v): writes v if the element equals
 // compare; returns the old value either way.
 func AtomicCAS[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, compare, v T) T {
-	return rmw(t, b, i, func(old T) T {
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T {
 		if old == compare {
 			return v
 		}
@@ -70,42 +70,55 @@ func AtomicCAS[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, compar
 
 // AtomicAnd is atomicAnd(&b[i], v).
 func AtomicAnd[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
-	return rmw(t, b, i, func(old T) T { return old & v })
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T { return old & v })
 }
 
 // AtomicOr is atomicOr(&b[i], v).
 func AtomicOr[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
-	return rmw(t, b, i, func(old T) T { return old | v })
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T { return old | v })
 }
 
 // AtomicXor is atomicXor(&b[i], v).
 func AtomicXor[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, v T) T {
-	return rmw(t, b, i, func(old T) T { return old ^ v })
+	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T { return old ^ v })
 }
 
 // atomicStripes serialise atomics on global memory between parallel workers.
 var atomicStripes [256]sync.Mutex
 
-// rmw is the core of every atomic. It is never inlined: its return address
-// and its caller's lead to the kernel's line (see siteCache.entrySite).
+// rmw is the core of every atomic and strong access: a read-modify-write
+// (kind accAtomic, f the new value from the old), a strong load (accRead, f
+// nil) or a strong store (accWrite), with flags naming its scope and
+// whether it is volatile, and a memory order. The legacy atomics are
+// relaxed at device scope. It is never inlined: its return address and its
+// caller's lead to the kernel's line (see siteCache.entrySite).
 //
 //go:noinline
-func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
+func rmw[T Elem](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32, order MemoryOrder, f func(T) T) T {
 	if uint(i) >= uint(len(b.data)) {
-		t.badIndex(&b.mem, i, true)
+		t.badIndex(&b.mem, i, kind != accRead)
 	}
 	w := t.w
-	w.stats.Atomics++
+	if kind == accAtomic {
+		w.stats.Atomics++
+	}
 	if w.l.opts.schedule == RandomOrder {
 		t.yield()
 	}
-	if w.l.opts.warpModel == Lockstep {
+	if kind == accAtomic && w.l.opts.warpModel == Lockstep {
 		t.lockstepMeet()
 	}
+	detect := w.l.detect
+	block := flags&blockScopeBit != 0
+	if detect && order == MemoryOrderSeqCst {
+		t.x.hb.fence(block, t.blk.linear, w.l.tpb, w.l.gidBase) // fence.sc, then the acq_rel operation
+	} else if detect && order.releases() && kind != accRead {
+		t.x.hb.markRelease(block)
+	}
 	var s site
-	if w.l.detect || w.prof() {
-		// slowAccess <- rmw <- AtomicAdd etc. (inlined or not) <- the kernel.
-		s = t.slowAccess(&b.mem, i, accAtomic, false)
+	if detect || w.prof() {
+		// strongAccess <- rmw <- AtomicAdd etc. (inlined or not) <- the kernel.
+		s = t.strongAccess(&b.mem, i, kind, flags)
 	}
 	var mu *sync.Mutex
 	if w.parallel && b.space == GlobalSpace {
@@ -113,14 +126,27 @@ func rmw[T Elem](t *Thread, b *Buffer[T], i int, f func(T) T) T {
 		mu.Lock()
 	}
 	old := b.data[i]
-	nv := f(old)
-	b.data[i] = nv
+	changed := false
+	if f != nil {
+		nv := f(old)
+		b.data[i] = nv
+		changed = nv != old
+	}
 	if mu != nil {
 		mu.Unlock()
 	}
-	changed := nv != old
-	if w.l.detect {
-		t.syncAtomic(&b.mem, i)
+	if detect {
+		t.syncStrong(&b.mem, i, kind != accWrite, kind != accRead)
+		if order.acquires() && kind != accWrite {
+			t.acquire(block)
+		}
+	}
+	if kind != accAtomic {
+		if changed {
+			w.progress++
+		}
+		t.countAccess(&b.mem, i, changed)
+		return old
 	}
 	if w.prof() {
 		w.profAtomic(&b.mem, i, s)
@@ -153,9 +179,7 @@ func (t *Thread) fence(blockScope bool) {
 		t.yield()
 	}
 	if w.l.detect {
-		t.x.hb.fence(blockScope, t.blk.linear, w.l.tpb, w.l.gidBase)
-		if t.x.hb.vc != nil {
-			t.blk.acquired = true // the block's barriers have knowledge to share
-		}
+		t.x.hb.markRelease(blockScope)
+		t.acquire(blockScope)
 	}
 }

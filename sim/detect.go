@@ -36,7 +36,14 @@ func (a *access) phase() uint16 { return uint16(a.when) }
 // wclk is the lane's warp-sync clock at the access.
 func (a *access) wclk() uint16 { return uint16(a.when >> 16) }
 
-const atomicBit = 1 << 31
+// Flags in a record's site field, above the site id.
+const (
+	atomicBit     = 1 << 31 // a strong access: an atomic, an atomic_ref operation, a volatile load or store
+	blockScopeBit = 1 << 30 // the strong access's scope is its block (thread_scope_block)
+	writeBit      = 1 << 29 // in a read slot: a plain write that strong writes came after (see strongCheck)
+	volatileBit   = 1 << 28 // the strong access is a volatile load or store (for reports)
+	siteMask      = 1<<28 - 1
+)
 
 // cell is the shadow of one element: the last write (or atomic) and up to
 // two plain reads since it. A new read replaces a recorded read that happens
@@ -116,15 +123,30 @@ func (v *vclock) join(o *vclock) {
 	}
 }
 
-// fence applies a fence to the thread's knowledge: it makes the next atomic
-// a release, and turns what earlier atomics read into acquired knowledge.
-// A block-scope fence acquires only what threads of the thread's own block
-// released (PTX: a fence.cta does not synchronise with another CTA's
-// release); knowledge from other blocks waits for a device-scope fence.
+// fence applies a fence to the thread's knowledge: it makes the next strong
+// write a release (markRelease), and turns what earlier strong reads read
+// into acquired knowledge (acquirePend).
 func (h *hbState) fence(blockScope bool, blk, tpb int, gidBase uint32) {
+	h.markRelease(blockScope)
+	h.acquirePend(blockScope, blk, tpb, gidBase)
+}
+
+// markRelease is the release half of a fence: the thread's accesses so far
+// are published by its next strong write (PTX's release pattern, a fence
+// followed by a strong write), at block or device scope.
+func (h *hbState) markRelease(blockScope bool) {
 	h.clock++
 	h.fenced = true
 	h.blockFence = blockScope
+}
+
+// acquirePend is the acquire half of a fence: what the thread's strong
+// reads read becomes its own (PTX's acquire pattern, a strong read followed
+// by a fence). A block-scope fence acquires only what threads of the
+// thread's own block released (a fence.cta does not synchronise with
+// another CTA's release); knowledge from other blocks waits for a
+// device-scope fence.
+func (h *hbState) acquirePend(blockScope bool, blk, tpb int, gidBase uint32) {
 	if h.pend == nil {
 		return
 	}
@@ -174,20 +196,41 @@ type syncKey struct {
 	i int
 }
 
-// syncAtomic applies an atomic's acquire (always) and release (after a fence).
-func (t *Thread) syncAtomic(m *mem, i int) {
+// barrierAcquire makes what the thread's strong reads read its own, at a
+// __syncthreads: the Programming Guide's last-block sum (fence, atomicInc,
+// __syncthreads, the last block reads every partial) relies on the barrier
+// to complete the acquire, though PTX's letter asks for a fence after the
+// atomic (bar.sync is a fence at CTA scope only). gpusim accepts what the
+// Guide documents. It reports whether the thread has knowledge to share.
+func (h *hbState) barrierAcquire() bool {
+	if h.pend != nil {
+		if h.vc == nil {
+			h.vc = newVClock()
+		}
+		h.vc.join(h.pend)
+		h.pend = nil
+	}
+	return h.vc != nil
+}
+
+// syncStrong applies a strong access's synchronisation through element i:
+// a read takes in what releases to it published (pending until a fence, an
+// acquire order or a barrier makes it the thread's own); a write after a
+// fence or with a release order publishes the thread's accesses before it.
+func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 	l := t.w.l
 	h := &t.x.hb
 	key := syncKey{m, i}
 	sv := l.syncVars[key]
-	if sv != nil {
+	if reads && sv != nil {
 		if h.pend == nil {
 			h.pend = newVClock()
 		}
 		h.pend.join(sv.gpu)
 		h.pend.join(sv.block[t.blk.linear])
+		t.blk.acquired = true // the block's barriers have knowledge to share
 	}
-	if !h.fenced {
+	if !writes || !h.fenced {
 		return
 	}
 	h.fenced = false
@@ -286,11 +329,20 @@ func (t *Thread) orderedByAtomics(a *access) bool {
 
 var opNames = [...]string{"read", "write", "atomic"}
 
-func opOf(a *access, plainRead bool) string {
+// opOf names recorded access a: in a read slot (slot) or as the last write.
+func opOf(a *access, slot bool) string {
 	switch {
+	case a.site&writeBit != 0:
+		return "write"
+	case a.site&volatileBit != 0 && slot:
+		return "volatile read"
+	case a.site&volatileBit != 0:
+		return "volatile write"
+	case a.site&atomicBit != 0 && slot:
+		return "atomic load"
 	case a.site&atomicBit != 0:
 		return "atomic"
-	case plainRead:
+	case slot:
 		return "read"
 	}
 	return "write"
@@ -348,10 +400,18 @@ func (t *Thread) checkReads(m *mem, i int, kind accKind, s site, c *cell, v *hbV
 }
 
 func (t *Thread) race(m *mem, i int, kind accKind, s site, prev *access, prevRead bool) {
+	t.raceOp(m, i, opNames[kind], s, prev, prevRead)
+}
+
+// raceOp reports the current access, op at site s, racing with the
+// recorded access prev (in a read slot if slot).
+//
+//go:noinline
+func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot bool) {
 	l := t.w.l
 	l.addFinding(Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
-		Current:  threadAccess(t, opNames[kind], s),
-		Previous: l.accessOf(prev.gid, opOf(prev, prevRead), site(prev.site&^atomicBit))})
+		Current:  threadAccess(t, op, s),
+		Previous: l.accessOf(prev.gid, opOf(prev, slot), site(prev.site&siteMask))})
 }
 
 // warpSync orders the accesses of the lanes in mask before everything they
@@ -533,6 +593,11 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 				case c.r[1].gid < floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
 					c.r[1].set(g, uint32(s), when, h.clock)
 				default:
+				case c.r[0].site&writeBit != 0:
+					// A plain write that atomics came after (strongCheck
+					// keeps it in r[0]), unordered with this read.
+					t.race(m, i, kind, s, &c.r[0], true)
+					c.r[1].set(g, uint32(s), when, h.clock)
 					c.r[0] = c.r[1]
 					c.r[1].set(g, uint32(s), when, h.clock)
 				}

@@ -1,0 +1,362 @@
+package sim
+
+// Memory orders and scopes: volatile loads and stores, cuda::atomic_ref's
+// operations with a memory order and a thread scope, fences at every
+// scope, and __nanosleep. RATIONALE.md's happens-before table says which
+// operation orders what, and which PTX rule it follows.
+//
+// Strong accesses (PTX's term: atomics, volatile accesses, and loads and
+// stores with a memory order) never race with each other when each one's
+// scope includes the other thread: block-scope operations of different
+// blocks on one element do race. A plain access that nothing orders
+// against a strong one races with it.
+
+import "fmt"
+
+// MemoryOrder is cuda::std::memory_order.
+type MemoryOrder uint8
+
+const (
+	MemoryOrderRelaxed MemoryOrder = iota // memory_order_relaxed: strong, orders nothing by itself
+	MemoryOrderAcquire                    // memory_order_acquire (and _consume): later accesses stay after it
+	MemoryOrderRelease                    // memory_order_release: earlier accesses stay before it
+	MemoryOrderAcqRel                     // memory_order_acq_rel
+	MemoryOrderSeqCst                     // memory_order_seq_cst: a fence.sc at the scope, then acq_rel
+)
+
+var orderNames = [...]string{"relaxed", "acquire", "release", "acq_rel", "seq_cst"}
+
+func (o MemoryOrder) String() string {
+	if int(o) < len(orderNames) {
+		return "memory_order_" + orderNames[o]
+	}
+	return fmt.Sprintf("MemoryOrder(%d)", int(o))
+}
+
+func (o MemoryOrder) acquires() bool { return o == MemoryOrderAcquire || o >= MemoryOrderAcqRel }
+func (o MemoryOrder) releases() bool { return o >= MemoryOrderRelease }
+
+// ThreadScope is cuda::thread_scope: the set of threads an operation
+// synchronises with.
+type ThreadScope uint8
+
+const (
+	ThreadScopeSystem ThreadScope = iota // thread_scope_system (.sys): the device and the host
+	ThreadScopeDevice                    // thread_scope_device (.gpu): every thread of the device
+	ThreadScopeBlock                     // thread_scope_block (.cta): the threads of the caller's block
+)
+
+var scopeNames = [...]string{"system", "device", "block"}
+
+func (s ThreadScope) String() string {
+	if int(s) < len(scopeNames) {
+		return "thread_scope_" + scopeNames[s]
+	}
+	return fmt.Sprintf("ThreadScope(%d)", int(s))
+}
+
+// The simulator runs no host code during a launch and has one device, so
+// system scope orders what device scope does.
+func (s ThreadScope) flags() uint32 {
+	if s == ThreadScopeBlock {
+		return blockScopeBit
+	}
+	return 0
+}
+
+// LoadVolatile is a read through a volatile pointer, `x = ((volatile T*)b)[i]`
+// (ld.volatile): strong, with the semantics of a relaxed load at system
+// scope. It never races with other strong accesses, orders nothing by
+// itself, and followed by a fence it is an acquire (PTX's acquire pattern):
+// the polling loop of a flag or a grid barrier.
+func (b *Buffer[T]) LoadVolatile(t *Thread, i int) T {
+	return rmw(t, b, i, accRead, volatileBit, MemoryOrderRelaxed, nil)
+}
+
+// StoreVolatile is a write through a volatile pointer (st.volatile):
+// strong, relaxed, at system scope. After a fence it is a release (PTX's
+// release pattern).
+func (b *Buffer[T]) StoreVolatile(t *Thread, i int, v T) {
+	rmw(t, b, i, accWrite, volatileBit, MemoryOrderRelaxed, func(T) T { return v })
+}
+
+// AtomicRef is cuda::atomic_ref<T, Scope> on element i of b: loads, stores
+// and read-modify-writes with a memory order, at the ref's scope. Make one
+// with NewAtomicRef.
+type AtomicRef[T Elem] struct {
+	b     *Buffer[T]
+	i     int
+	scope ThreadScope
+}
+
+// NewAtomicRef is `cuda::atomic_ref<T, scope> ref(b[i])`.
+func NewAtomicRef[T Elem](b *Buffer[T], i int, scope ThreadScope) AtomicRef[T] {
+	return AtomicRef[T]{b, i, scope}
+}
+
+// Load is ref.load(order).
+func (r AtomicRef[T]) Load(t *Thread, order MemoryOrder) T {
+	return rmw(t, r.b, r.i, accRead, r.scope.flags(), order, nil)
+}
+
+// Store is ref.store(v, order).
+func (r AtomicRef[T]) Store(t *Thread, v T, order MemoryOrder) {
+	rmw(t, r.b, r.i, accWrite, r.scope.flags(), order, func(T) T { return v })
+}
+
+// Exchange is ref.exchange(v, order): it returns the old value.
+func (r AtomicRef[T]) Exchange(t *Thread, v T, order MemoryOrder) T {
+	return rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(T) T { return v })
+}
+
+// CompareExchangeStrong is ref.compare_exchange_strong(expected, desired,
+// order): it writes desired if the element equals expected, and returns the
+// old value and whether it did. (The weak form never fails spuriously in
+// the simulator; CompareExchangeWeak is the same.)
+func (r AtomicRef[T]) CompareExchangeStrong(t *Thread, expected, desired T, order MemoryOrder) (T, bool) {
+	old := rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T {
+		if old == expected {
+			return desired
+		}
+		return old
+	})
+	return old, old == expected
+}
+
+// CompareExchangeWeak is ref.compare_exchange_weak: see CompareExchangeStrong.
+func (r AtomicRef[T]) CompareExchangeWeak(t *Thread, expected, desired T, order MemoryOrder) (T, bool) {
+	return r.CompareExchangeStrong(t, expected, desired, order)
+}
+
+// FetchAdd is ref.fetch_add(v, order).
+func (r AtomicRef[T]) FetchAdd(t *Thread, v T, order MemoryOrder) T {
+	return rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T { return old + v })
+}
+
+// FetchSub is ref.fetch_sub(v, order).
+func (r AtomicRef[T]) FetchSub(t *Thread, v T, order MemoryOrder) T {
+	return rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T { return old - v })
+}
+
+// FetchMin is ref.fetch_min(v, order).
+func (r AtomicRef[T]) FetchMin(t *Thread, v T, order MemoryOrder) T {
+	return rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T { return min(old, v) })
+}
+
+// FetchMax is ref.fetch_max(v, order).
+func (r AtomicRef[T]) FetchMax(t *Thread, v T, order MemoryOrder) T {
+	return rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T { return max(old, v) })
+}
+
+// FetchAnd is ref.fetch_and(v, order). Like cuda::atomic_ref, it exists
+// for integer types only: on a float element it panics.
+func (r AtomicRef[T]) FetchAnd(t *Thread, v T, order MemoryOrder) T {
+	intOnly[T]("fetch_and")
+	return rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T { return fromBits[T](bitsOf(old) & bitsOf(v)) })
+}
+
+// FetchOr is ref.fetch_or(v, order), for integer types.
+func (r AtomicRef[T]) FetchOr(t *Thread, v T, order MemoryOrder) T {
+	intOnly[T]("fetch_or")
+	return rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T { return fromBits[T](bitsOf(old) | bitsOf(v)) })
+}
+
+// FetchXor is ref.fetch_xor(v, order), for integer types.
+func (r AtomicRef[T]) FetchXor(t *Thread, v T, order MemoryOrder) T {
+	intOnly[T]("fetch_xor")
+	return rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T { return fromBits[T](bitsOf(old) ^ bitsOf(v)) })
+}
+
+func intOnly[T Elem](op string) {
+	var z T
+	switch any(z).(type) {
+	case float32, float64:
+		panic(fmt.Sprintf("cuda::atomic_ref<%T> has no %s", z, op))
+	}
+}
+
+// AtomicThreadFence is cuda::atomic_thread_fence(order, scope): with
+// release, the thread's next strong write publishes its accesses before the
+// fence; with acquire, what its strong reads before the fence read becomes
+// its own; acq_rel and seq_cst do both, as __threadfence does; relaxed does
+// nothing.
+func (t *Thread) AtomicThreadFence(order MemoryOrder, scope ThreadScope) {
+	if order == MemoryOrderRelaxed {
+		return
+	}
+	w := t.w
+	w.stats.Fences++
+	if w.l.opts.schedule == RandomOrder {
+		t.yield()
+	}
+	if !w.l.detect {
+		return
+	}
+	h, block := &t.x.hb, scope == ThreadScopeBlock
+	if order.releases() {
+		h.markRelease(block)
+	}
+	if order.acquires() {
+		t.acquire(block)
+	}
+}
+
+// acquire makes what the thread's strong reads read its own, at block or
+// device scope.
+func (t *Thread) acquire(block bool) {
+	t.x.hb.acquirePend(block, t.blk.linear, t.w.l.tpb, t.w.l.gidBase)
+	if t.x.hb.vc != nil {
+		t.blk.acquired = true // the block's barriers have knowledge to share
+	}
+}
+
+// ThreadFenceSystem is __threadfence_system() (fence.sc.sys): ThreadFence
+// for every observer of the system. The simulator runs no host code during
+// a launch and has one device, so it orders exactly what ThreadFence does.
+func (t *Thread) ThreadFenceSystem() { t.fence(false) }
+
+// Nanosleep is __nanosleep(ns): the thread sleeps about ns nanoseconds. In
+// the simulator it is a yield point: the thread is parked until every
+// other thread that can run has run, as a spinning thread is, so a backoff
+// loop lets the threads it waits for make progress (and one that waits for
+// what never happens is reported as a livelock).
+func (t *Thread) Nanosleep(ns uint32) {
+	w := t.w
+	if w.l.opts.schedule == RandomOrder {
+		t.yield()
+	}
+	t.waitSite = w.sites.callerSite()
+	t.state = stSpinning
+	w.spinq = append(w.spinq, t)
+	t.suspend()
+	t.state = stRunning
+}
+
+// strongAccess is the detectors' part of a strong access (kind accRead,
+// accWrite or accAtomic, with flags naming its scope and whether it is
+// volatile): bounds, source line, uninitialised reads and the race check
+// (strongCheck). Its caller is rmw, called by an atomic or a strong load or
+// store that may or may not be inlined into the kernel: the two return
+// addresses above rmw decide the site, as for slowAccess.
+//
+//go:noinline
+func (t *Thread) strongAccess(m *mem, i int, kind accKind, flags uint32) site {
+	if uint(i) >= uint(m.n) {
+		t.badIndex(m, i, kind != accRead)
+	}
+	l := t.w.l
+	if !l.detect && l.prof == nil {
+		return 0
+	}
+	cls := t.w.sites.entrySite(callerPCs12())
+	s := cls.site // cls points into the cache: read it before anything else looks up
+	if l.detect {
+		fn, line := cls.fn, cls.line
+		if m.shadow == nil {
+			m.shadow = make([]cell, m.n)
+		}
+		t.x.hb.notePast(fn, line, s)
+		if kind != accWrite && !m.isInit(i) {
+			t.uninitRead(m, i, kind, s)
+		}
+		floor := l.gidBase
+		if m.space == SharedSpace {
+			floor = t.blk.gidBase
+		}
+		t.strongCheck(m, i, kind, s, flags, floor)
+	}
+	return s
+}
+
+// morallyStrong reports whether recorded access a and the current strong
+// access (with flags) are morally strong (PTX): both strong, and each one's
+// scope includes the other's thread. Such accesses never race.
+func (v *hbView) morallyStrong(a *access, flags uint32) bool {
+	return a.site&atomicBit != 0 &&
+		((a.site|flags)&blockScopeBit == 0 || a.gid-v.base < v.n)
+}
+
+// strongOpName is how a report names a strong access of kind with flags.
+func strongOpName(kind accKind, flags uint32) string {
+	switch {
+	case flags&volatileBit != 0 && kind == accRead:
+		return "volatile read"
+	case flags&volatileBit != 0:
+		return "volatile write"
+	case kind == accRead:
+		return "atomic load"
+	case kind == accWrite:
+		return "atomic store"
+	}
+	return "atomic"
+}
+
+// strongCheck tests a strong access against the cell's records and
+// records it. A strong read goes in a read slot like a plain one; a strong
+// write or read-modify-write becomes the cell's write. Plain reads, and a
+// plain write that strong writes came after, stay in the read slots while
+// strong writes follow each other: each later strong write of another
+// thread must still come after them. (A thread's own atomic used to
+// replace its plain write, and hid it from every other thread's atomic.)
+func (t *Thread) strongCheck(m *mem, i int, kind accKind, s site, flags uint32, floor uint32) {
+	c := &m.shadow[i]
+	h := &t.x.hb
+	g := t.gid
+	when := t.blk.phase&0xffff | h.known[t.lane]<<16
+	rec := uint32(s) | flags | atomicBit
+	v := t.view(floor)
+	if c.w.gid >= floor && c.w.gid != g && !v.morallyStrong(&c.w, flags) &&
+		!(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
+		t.raceOp(m, i, strongOpName(kind, flags), s, &c.w, false)
+	}
+	if kind == accRead {
+		switch {
+		case c.r[0].gid < floor || c.r[0].gid == g || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
+			c.r[0].set(g, rec, when, h.clock)
+		case c.r[0].site&writeBit != 0:
+			t.raceOp(m, i, strongOpName(kind, flags), s, &c.r[0], true)
+			c.r[1].set(g, rec, when, h.clock)
+		case c.r[1].gid < floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
+			c.r[1].set(g, rec, when, h.clock)
+		default:
+			c.r[0] = c.r[1]
+			c.r[1].set(g, rec, when, h.clock)
+		}
+		return
+	}
+	for k := range c.r {
+		if r := &c.r[k]; r.gid >= floor && r.gid != g && !v.morallyStrong(r, flags) &&
+			!(v.orderedInBlock(r) || v.orderedOtherwise(r)) {
+			t.raceOp(m, i, strongOpName(kind, flags), s, r, true)
+			break
+		}
+	}
+	if c.w.gid >= floor && c.w.site&atomicBit == 0 {
+		// A plain write that strong writes now come after: kept where the
+		// next ones see it.
+		c.r[1] = c.r[0]
+		c.r[0] = c.w
+		c.r[0].site |= writeBit
+	}
+	c.w.set(g, rec, when, h.clock)
+	m.setInit(i)
+}
+
+// countAccess counts a strong load or store towards the spin watch, as
+// Load and Store count theirs: a thread polling a volatile flag is seen
+// spinning and parked, so that the block that will set it can run.
+func (t *Thread) countAccess(m *mem, i int, changed bool) {
+	l := t.w.l
+	if l.detect || l.prof != nil {
+		if t.watch == 0 && t.ops > 1 {
+			t.ops--
+			return
+		}
+		t.spinAccount(m, i, changed)
+		return
+	}
+	t.budget--
+	if t.budget < 0 {
+		t.spinAccount(m, i, changed)
+	}
+}
