@@ -90,7 +90,7 @@ func readTestdata(t *testing.T) {
 
 // TestVetTool runs go vet -vettool=gpusimvet over the analyzer's testdata
 // module: the racy kernel's line is reported and vet fails; the package of
-// correct kernels passes.
+// correct kernels passes; an untranslatable kernel's line is reported.
 func TestVetTool(t *testing.T) {
 	bin := build(t)
 	line := lineOf(t, filepath.Join(testdata, "capture", "capture.go"), "hostOut[0] += a.Load(t, i)")
@@ -107,6 +107,19 @@ func TestVetTool(t *testing.T) {
 	out, code = run(t, testdata, "go", "vet", "-vettool="+bin, "./clean")
 	if code != 0 || strings.Contains(out, "kernel") {
 		t.Errorf("go vet ./clean: exit %d, want 0 and no reports:\n%s", code, out)
+	}
+
+	// The translator's refusals, and the flag that turns them off,
+	// reach go vet's command line.
+	line = lineOf(t, filepath.Join(testdata, "untranslatable", "untranslatable.go"), "fmt.Println(")
+	out, code = run(t, testdata, "go", "vet", "-vettool="+bin, "./untranslatable")
+	want = fmt.Sprintf("untranslatable.go:%d:3: cannot translate to CUDA: fmt cannot run on the GPU", line)
+	if !strings.Contains(out, want) || code == 0 {
+		t.Errorf("go vet ./untranslatable: exit %d, want non-zero and %q:\n%s", code, want, out)
+	}
+	out, _ = run(t, testdata, "go", "vet", "-vettool="+bin, "-translate=false", "./untranslatable")
+	if strings.Contains(out, "cannot translate") || !strings.Contains(out, "kernel increments package-level variable hits") {
+		t.Errorf("go vet -translate=false ./untranslatable: want the capture report only:\n%s", out)
 	}
 }
 
@@ -127,7 +140,8 @@ func TestStandalone(t *testing.T) {
 	}
 }
 
-// TestRegistryClean: the repository's own kernels pass the vet tool.
+// TestRegistryClean: the repository's own kernels pass the vet tool: none
+// writes a captured host variable, and every one translates to CUDA.
 func TestRegistryClean(t *testing.T) {
 	bin := build(t)
 	root := filepath.Join("..", "..")

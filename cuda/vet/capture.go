@@ -59,8 +59,9 @@ type deviceFn struct {
 }
 
 // checkCaptures reports every write, from code that runs on simulated
-// threads, to memory rooted in a variable declared outside that code.
-func checkCaptures(pass *analysis.Pass) {
+// threads, to memory rooted in a variable declared outside that code. It
+// returns the positions it reported.
+func checkCaptures(pass *analysis.Pass) map[token.Pos]bool {
 	info := pass.TypesInfo
 
 	// Same-package function declarations, for following calls from device
@@ -147,11 +148,14 @@ func checkCaptures(pass *analysis.Pass) {
 	}
 
 	seen := map[string]bool{}
+	reported := map[token.Pos]bool{}
 	for _, d := range append(roots, queue...) {
-		c := &checker{pass: pass, fn: d, alias: map[*types.Var]*types.Var{}, seen: seen, skip: map[ast.Node]bool{}}
+		c := &checker{pass: pass, fn: d, alias: map[*types.Var]*types.Var{}, seen: seen,
+			skip: map[ast.Node]bool{}, reported: reported}
 		c.findAliases()
 		c.check()
 	}
+	return reported
 }
 
 // isRuntimeFile reports whether f is the simulator's own non-test code,
@@ -209,6 +213,8 @@ type checker struct {
 	alias map[*types.Var]*types.Var
 	seen  map[string]bool   // file:line:variable already reported
 	skip  map[ast.Node]bool // address-taking handed to sync/atomic
+
+	reported map[token.Pos]bool
 }
 
 // inside reports whether v is declared in the device function.
@@ -566,6 +572,7 @@ func (c *checker) report(at ast.Node, verb action, tg target, addr bool) {
 		return
 	}
 	c.seen[key] = true
+	c.reported[at.Pos()] = true
 
 	what := c.describe(tg.host)
 	if tg.via != nil {

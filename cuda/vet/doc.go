@@ -1,8 +1,25 @@
-// Package vet is gpusim's go/analysis Analyzer: the checks `go vet` runs on
-// kernels, through the gpusimvet command:
+// Package vet is gpusim's go/analysis Analyzer, named "gpusim": the checks
+// `go vet` runs on kernels, through the gpusimvet command:
 //
 //	go install github.com/gpusim/gpusim/cmd/gpusimvet
 //	go vet -vettool=$(which gpusimvet) ./...
+//
+// It reports two things: kernels the CUDA translator cannot translate, and
+// kernels that write host variables they capture. Either check can be
+// turned off with -translate=false or -capture=false.
+//
+// # Kernels that cannot be translated
+//
+// Every kernel of the package's non-test files (a function returning
+// sim.Kernel, in the form package cuda/translate documents) is run through
+// the translator that writes its CUDA twin, and every construct it refuses
+// (slices, maps, strings, fmt, closures, package-level variables, calls
+// into packages other than sim, math and math/bits, ...) is reported at its
+// position with the translator's message: why, in one sentence, and what to
+// write instead, after "cannot translate to CUDA: ". A kernel vet passes is
+// a kernel the translator turns into CUDA. Test files are not translated,
+// as go build does not compile them; a write that both checks refuse is
+// reported once, by the capture check.
 //
 // # Captured host variables
 //
