@@ -100,7 +100,7 @@ func both(k *kernels.Kernel, c kernels.Case) (ulp uint64, diff string, err error
 	case derr != nil:
 		return 0, "", fmt.Errorf("GPU failed where sim ran: %v", derr)
 	}
-	return MaxULP(want, got), Diff(k.Rule, want, got), nil
+	return kernels.MaxULP(want, got), Diff(k.Rule, want, got), nil
 }
 
 // TestDeviceParity is the property every correct kernel holds on a real GPU:

@@ -1,7 +1,6 @@
 package parity
 
 import (
-	"math"
 	"testing"
 
 	"github.com/gpusim/gpusim/kernels"
@@ -36,32 +35,4 @@ func TestSimMatchesReference(t *testing.T) {
 			t.Fatalf("%s %+v: sim differs from reference (-want +got):\n%s", k.Name, s, d)
 		}
 	})
-}
-
-func TestULP(t *testing.T) {
-	next := math.Nextafter32(1, 2)
-	for _, c := range []struct {
-		a, b float32
-		want uint64
-	}{
-		{1, 1, 0}, {1, next, 1}, {0, float32(math.Copysign(0, -1)), 0},
-		{math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 2},
-		{float32(math.NaN()), float32(math.NaN()), 0},
-		{float32(math.NaN()), 1, math.MaxUint64},
-	} {
-		if got := ULP32(c.a, c.b); got != c.want {
-			t.Errorf("ULP32(%v, %v) = %d, want %d", c.a, c.b, got, c.want)
-		}
-	}
-	if got := ULP64(1, math.Nextafter(1, 0)); got != 1 {
-		t.Errorf("ULP64 below 1 = %d", got)
-	}
-	exact := kernels.Rule{}
-	if Diff(exact, kernels.Result{[]float32{0}}, kernels.Result{[]float32{float32(math.Copysign(0, -1))}}) == "" {
-		t.Error("exact rule accepts -0 for +0")
-	}
-	loose := kernels.Rule{MaxULP: 2, Why: "test"}
-	if d := Diff(loose, kernels.Result{[]float32{1}}, kernels.Result{[]float32{next}}); d != "" {
-		t.Errorf("1-ulp difference rejected under MaxULP 2:\n%s", d)
-	}
 }
