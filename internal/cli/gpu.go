@@ -86,7 +86,7 @@ func timeOnGPU(dev gpuDevice, k *kernels.Kernel, c kernels.Case, want kernels.Re
 			g.Check, g.Error = "error", fmt.Sprintf("%s on the GPU: %s", run, firstLine(err.Error()))
 			return g
 		}
-		if cerr := kernels.Compare(k.Rule, got, want); cerr != nil && g.Check == "same" {
+		if cerr := k.Rule.Check(got, want); cerr != nil && g.Check == "same" {
 			g.Check, g.Error = "differs", fmt.Sprintf("%s, GPU vs %s: %s", run, against, firstLine(cerr.Error()))
 		}
 		if i < 0 {

@@ -152,7 +152,7 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 			o.Status = "findings"
 		}
 	default:
-		if cerr := kernels.Compare(k.Rule, got, k.Reference(c)); cerr != nil {
+		if cerr := k.Rule.Check(got, k.Reference(c)); cerr != nil {
 			o.Status, o.Error = "mismatch", cerr.Error()
 		} else if len(o.Findings) > 0 {
 			o.Status = "findings"
