@@ -459,7 +459,9 @@ func (f *fn) binop(op token.Token, t, yt types.Type, xe, ye ast.Expr, xs, ys str
 		if isUnsigned(yt) && intBits(yt) == 64 {
 			count = strip(ys)
 		}
-		if !isUnsigned(yt) {
+		if c, ok := f.constCount(ye); ok {
+			count = strconv.FormatUint(c, 10) + "ULL" // Go refuses negative constant counts
+		} else if !isUnsigned(yt) {
 			count = "gosim_count(" + strip(ys) + ")"
 		}
 		name := "gosim_shl"

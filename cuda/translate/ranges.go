@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"math"
 	"math/bits"
+	"strconv"
 )
 
 // The range analysis proves that a signed operation cannot overflow, so that
@@ -397,7 +398,7 @@ func (f *fn) downStep(post ast.Stmt, o types.Object, name string) (int64, string
 			}
 		case token.SHR_ASSIGN:
 			if r.lo >= 0 && r.hi < 64 && r.lo == r.hi {
-				return 0, name + " >>= " + v
+				return 0, name + " >>= " + strconv.FormatInt(r.lo, 10)
 			}
 		case token.QUO_ASSIGN:
 			if r.lo > 0 {

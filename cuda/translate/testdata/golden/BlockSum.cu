@@ -15,7 +15,7 @@ __device__ float * blockSum(float v)
 #line 48 "ok/helpers.go"
 	__syncthreads();
 #line 49 "ok/helpers.go"
-	for (long long stride = (long long)blockDim.x / 2LL; stride > 0LL; stride >>= 1LL) {
+	for (long long stride = (long long)blockDim.x / 2LL; stride > 0LL; stride >>= 1) {
 #line 50 "ok/helpers.go"
 		if (tid < stride) {
 #line 51 "ok/helpers.go"

@@ -45,7 +45,7 @@ extern "C" __global__ void ForForms(int *a, int n)
 		}
 	}
 #line 39 "ok/control.go"
-	for (long long s = (long long)n / 2LL; s > 0LL; s >>= 1LL) {
+	for (long long s = (long long)n / 2LL; s > 0LL; s >>= 1) {
 #line 40 "ok/control.go"
 		sum = gosim_add(sum, (int)s);
 	}

@@ -27,7 +27,7 @@ extern "C" __global__ void SharedTree(float *in, float *out, int n)
 #line 20 "ok/shared.go"
 	__syncthreads();
 #line 21 "ok/shared.go"
-	for (long long stride = 64LL; stride > 0LL; stride >>= 1LL) {
+	for (long long stride = 64LL; stride > 0LL; stride >>= 1) {
 #line 22 "ok/shared.go"
 		if (tid < stride) {
 #line 23 "ok/shared.go"
