@@ -82,7 +82,7 @@ func TestRegistryMatchesReference(t *testing.T) {
 				if err != nil {
 					rt.Fatalf("n=%d block=%d: %v", n, block, err)
 				}
-				if err := kernels.Compare(k.Rule, got, k.Reference(c)); err != nil {
+				if err := k.Rule.Check(got, k.Reference(c)); err != nil {
 					rt.Fatalf("n=%d block=%d: %v", n, block, err)
 				}
 			})
@@ -106,7 +106,7 @@ func TestRegistryRandomSchedules(t *testing.T) {
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
-				if err := kernels.Compare(k.Rule, got, k.Reference(c)); err != nil {
+				if err := k.Rule.Check(got, k.Reference(c)); err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 				// Every source line must come from the two frame-pointer
@@ -166,7 +166,7 @@ func TestDeterministic(t *testing.T) {
 				t.Fatalf("reports differ:\n%v\n---\n%v", e1, e2)
 			}
 			if e1 == nil {
-				if err := kernels.Compare(kernels.Rule{}, r1, r2); err != nil {
+				if err := (kernels.Rule{}).Check(r1, r2); err != nil {
 					t.Fatalf("results differ between identical runs: %v", err)
 				}
 			}
