@@ -62,6 +62,7 @@ type hbState struct {
 	clock              uint32           // fences executed
 	fenced, blockFence bool             // a fence since the last atomic: the next atomic releases
 	vc, pend           *vclock          // acquired knowledge; acquired but not yet fenced
+	pendRMW            *vclock          // the part of pend read by read-modify-writes (see barrierAcquire)
 	past               []pastOp         // kernel lines executed since the last barrier
 	exitPhase          uint32           // barrier phase + 1 in which the thread exited with a past; 0 if not
 }
@@ -76,7 +77,7 @@ func (h *hbState) reset() {
 	h.known = [warpSize]uint32{}
 	h.clock = 0
 	h.fenced, h.blockFence = false, false
-	h.vc, h.pend = nil, nil
+	h.vc, h.pend, h.pendRMW = nil, nil, nil
 	h.past = h.past[:0]
 	h.exitPhase = 0
 }
@@ -155,7 +156,7 @@ func (h *hbState) acquirePend(blockScope bool, blk, tpb int, gidBase uint32) {
 	}
 	if !blockScope {
 		h.vc.join(h.pend)
-		h.pend = nil
+		h.pend, h.pendRMW = nil, nil
 		return
 	}
 	rest := false
@@ -196,19 +197,21 @@ type syncKey struct {
 	i int
 }
 
-// barrierAcquire makes what the thread's strong reads read its own, at a
-// __syncthreads: the Programming Guide's last-block sum (fence, atomicInc,
-// __syncthreads, the last block reads every partial) relies on the barrier
-// to complete the acquire, though PTX's letter asks for a fence after the
-// atomic (bar.sync is a fence at CTA scope only). gpusim accepts what the
-// Guide documents. It reports whether the thread has knowledge to share.
+// barrierAcquire makes what the thread's read-modify-writes read its own,
+// at a __syncthreads: the Programming Guide's last-block sum (fence,
+// atomicInc, __syncthreads, the last block reads every partial) relies on
+// the barrier to complete the acquire, though PTX's letter asks for a fence
+// after the atomic (bar.sync is a fence at CTA scope only). gpusim accepts
+// what the Guide documents, and no more: what plain strong loads (volatile,
+// relaxed) read still needs a fence. It reports whether the thread has
+// knowledge to share.
 func (h *hbState) barrierAcquire() bool {
-	if h.pend != nil {
+	if h.pendRMW != nil {
 		if h.vc == nil {
 			h.vc = newVClock()
 		}
-		h.vc.join(h.pend)
-		h.pend = nil
+		h.vc.join(h.pendRMW)
+		h.pendRMW = nil
 	}
 	return h.vc != nil
 }
@@ -228,7 +231,14 @@ func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 		}
 		h.pend.join(sv.gpu)
 		h.pend.join(sv.block[t.blk.linear])
-		t.blk.acquired = true // the block's barriers have knowledge to share
+		if writes {
+			if h.pendRMW == nil {
+				h.pendRMW = newVClock()
+			}
+			h.pendRMW.join(sv.gpu)
+			h.pendRMW.join(sv.block[t.blk.linear])
+			t.blk.acquired = true // the block's barriers have knowledge to share
+		}
 	}
 	if !writes || !h.fenced {
 		return
