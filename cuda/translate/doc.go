@@ -1,0 +1,258 @@
+// Package translate writes the CUDA C twin of a Go SIMT kernel: the same
+// kernel the simulator (package sim) runs, for a real NVIDIA GPU.
+//
+// Translate takes one type-checked package and returns a Kernel for every
+// kernel in it, each with a complete CUDA translation unit (Twin.Source),
+// and a Diagnostic for every construct it refuses. Load does the same from
+// package patterns, through golang.org/x/tools/go/packages. WriteGo writes
+// the Go file that registers the twins with package twin at init, so that
+// a binary carries its kernels' CUDA. Shim is the header that lets clang
+// compile the CUDA without the toolkit.
+//
+// The translation keeps Go's meaning exactly: where C's operator means
+// something else (overflow, division by zero, large shifts, NaN in min),
+// the generated code calls a small helper of its prelude instead; where it
+// cannot keep the meaning, it refuses. It never writes CUDA that compiles
+// but computes something else.
+//
+// # Kernels
+//
+// A kernel is a package-level function whose only result is sim.Kernel and
+// whose body is optional declarations, then return of the per-thread body:
+//
+//	func VectorAdd(a, b, c *sim.Buffer[float32], n int) sim.Kernel {
+//		return func(t *sim.Thread) {
+//			if i := t.GlobalX(); i < n {
+//				c.Store(t, i, a.Load(t, i)+b.Load(t, i))
+//			}
+//		}
+//	}
+//
+// becomes
+//
+//	extern "C" __global__ void VectorAdd(float *a, float *b, float *c, int n)
+//
+// A generic kernel, ReduceSum[T float32 | int32], is translated once for each
+// instance the package uses (ReduceSum[float32] anywhere in the package),
+// with the entry point ReduceSum_float32; an instance nothing names is not
+// translated. Parameters are buffers (*sim.Buffer[T] is T *) and scalars.
+// Parameters and the declarations before the body are read-only in the body:
+// in the simulator every thread shares them, in CUDA each has its own copy,
+// so a write would mean two different things.
+//
+// Package-level functions a kernel calls become __device__ functions,
+// instances of generic ones per type arguments (add[float32] is
+// add_float32), declared ahead of their definitions so that recursion works.
+// A helper's *sim.Thread parameter is dropped (CUDA's built-in variables
+// are global); several results come back in a struct. Methods are refused:
+// write a function that takes the value.
+//
+// # Types
+//
+//	bool                      bool
+//	int8, uint8               signed char, unsigned char
+//	int16, uint16             short, unsigned short
+//	int32, uint32             int, unsigned int
+//	int64, uint64             long long, unsigned long long
+//	int, uint                 long long, unsigned long long (Go's are 64 bits)
+//	float32, float64          float, double
+//	[N]T                      gosim_array<T, N>
+//	*sim.Buffer[T]            T *
+//
+// A named type is its underlying type. A kernel parameter of type int or uint
+// is the exception: it is int or unsigned int in the entry point's signature
+// (the CUDA backend refuses a value that does not fit) and is widened where
+// the body reads it, (long long)n, so that n*n is computed in 64 bits as in
+// Go. Every variable starts at zero, as in Go.
+//
+// Arrays are values: gosim_array is a struct, so assignment, parameters and
+// results copy it; indexing traps out of range (Go panics); == compares every
+// element. range over an array reads a copy, as Go's does.
+//
+// # Arithmetic
+//
+// Integers wrap as Go's do. Signed +, -, * and negation go through the
+// unsigned type (gosim_add, gosim_sub, gosim_mul, gosim_neg; ++ and -- are
+// gosim_inc and gosim_dec), because signed overflow is undefined in C. A
+// small range analysis writes plain C instead where the operands' bounds
+// prove that no overflow can happen: CUDA's built-in variables, int
+// parameters, constants, variables assigned once, and counters of loops that
+// only count. It changes how the C reads, never what it computes. 8- and
+// 16-bit results are converted back to their type after every operation
+// (C computes them in int, and unsigned short multiplication in unsigned
+// int, where int could overflow).
+//
+// Division and remainder truncate in both languages, but a zero divisor
+// traps (gosim_div, gosim_rem; Go panics), and MinInt / -1 is MinInt with
+// remainder 0 (undefined in C). A constant divisor other than 0 and -1 is
+// plain C. Shifts: a shift by a constant in range is plain C (a left shift
+// of a signed value through the unsigned type, a right shift of a signed
+// value arithmetic, as nvcc and clang define it); any other count goes
+// through gosim_shl and gosim_shr, which give 0 (or the sign, for >> of a
+// signed value) for a count of the width or more, and a negative signed
+// count traps (gosim_count). &^ is & ~, and ^x is ~x converted to x's type.
+//
+// Floating point is IEEE in both, with no contraction: the CUDA must be
+// compiled with -fmad=false (every Source says so at the top; the CUDA
+// backend passes it), so x*y + z is a multiply and an add, as in Go.
+// sim.Fmaf is fmaf, one rounding. Go's min and max on floats return a NaN
+// argument and take -0 below +0 (gosim_fmin, gosim_fmax; C's fminf does
+// not). Conversions between number types are C casts and round the same
+// way; a float converted to an integer it does not fit is undefined in Go
+// (implementation-specific) and in CUDA (which saturates) alike. NaN
+// payloads may differ: the GPU makes canonical NaNs, so compare NaN results
+// as NaN.
+//
+// Constants are folded by the type checker and written in their C type:
+// 7LL, 7U, 0xffffffffU, (-9223372036854775807LL-1), floats as the shortest
+// decimal that reads back to the same value (0.1f, 3.141592653589793).
+//
+// # Statements
+//
+// if/else with init statements; for in all three forms, range over an
+// integer (for i := range n, for range n) and over a local array; switch with
+// and without a tag, several values per case, default anywhere, init
+// statements and fallthrough; break, continue (labeled or not), goto and
+// return. A switch becomes an if chain (or, with fallthrough, gotos between
+// case blocks), so that break leaves the switch and continue the loop around
+// it, as in Go. Parallel assignment (a, b = b, a) goes through temporaries;
+// op= and ++ follow the arithmetic rules; _ = x evaluates x. Every Go
+// variable gets a C name of its own (x_1 for an inner x := x + 1), and names
+// that C, C++ or CUDA reserve get an underscore (new_, threadIdx_).
+//
+// Go evaluates the calls of an expression left to right; C leaves the order
+// of operands unspecified. A statement with two calls of which one has an
+// effect (a store, an atomic, a barrier, or a helper that does one) is
+// refused: assign the results in separate statements.
+//
+// # The sim API
+//
+// Every function and method of sim a kernel can call has a translation, or
+// an entry saying it belongs to the host (TestSimAPICovered keeps this true
+// as sim grows):
+//
+//	t.ThreadIdx.X, BlockIdx, BlockDim, GridDim   (long long)threadIdx.x, ...
+//	t.LinearThreadIdx, LaneID, WarpID            gosim_tid(), % 32, / 32
+//	t.GlobalX/Y/Z, GridStrideX, WarpSize         blockIdx.x*blockDim.x + threadIdx.x, ...
+//	b.Load(t, i), b.Store(t, i, v)               b[i], b[i] = v
+//	sim.Shared[T](t, "s", N)                     __shared__ T s[N];  (N constant)
+//	sim.DynamicShared[T](t, "s")                 T *s = (T *)gosim_dynamic_smem;
+//	t.SyncThreads, SyncThreadsCount/And/Or       __syncthreads, __syncthreads_count/and/or
+//	t.ThreadFence, ThreadFenceBlock              __threadfence, __threadfence_block
+//	sim.AtomicAdd ... AtomicXor (t, b, i, v)     atomicAdd(&b[i], v) ..., CUDA's overload of the type
+//	t.SyncWarp, BallotSync, AnySync, AllSync     __syncwarp, __ballot_sync, __any_sync, __all_sync
+//	t.ActiveMask                                 __activemask()
+//	sim.ShflSync/Up/Down/Xor (width optional)    __shfl_sync, ...; 8- and 16-bit values through int
+//	sim.MatchAnySync, MatchAllSync               __match_any_sync, __match_all_sync
+//	sim.ReduceAddSync ... ReduceXorSync          __reduce_add_sync, ... (sm_80)
+//	sim.Fmaf                                     fmaf
+//
+// A static shared array is named after the variable it is assigned to and
+// must be declared at the top level of a function body: in the simulator
+// each execution of sim.Shared declares a new array, in CUDA there is one
+// per function, so a declaration in a loop or branch, or a helper that
+// declares one and is called from two places, is refused. Buffer accesses
+// are not bounds-checked on the GPU (the length is not passed): an
+// out-of-range index is a finding in the simulator and undefined on the
+// device, where compute-sanitizer reports it. t.ActiveMask is the lanes not
+// yet exited in the simulator and the lanes converged at the call on the
+// hardware, which may be fewer. panic(msg) is __trap(): the kernel stops
+// with an error, as in the simulator.
+//
+// # Package math
+//
+// math's constants fold. Its functions map to CUDA's double-precision ones;
+// a kernel that computes in float32 converts, as Go makes it write
+// (float32(math.Exp(float64(x)))). Exact means bit-identical to Go for every
+// input; "within N ulp" is CUDA's maximum error against the correctly
+// rounded result from the CUDA Programming Guide's table of double-precision
+// functions (Go's own implementations are within 1 ulp of it, so the two
+// may differ by one more); after rounding to float32 the results usually
+// agree exactly. Special values (±0, ±Inf, NaN) follow C99 Annex F in both.
+//
+//	Abs              fabs                   exact
+//	Ceil             ceil                   exact
+//	Copysign         copysign               exact
+//	Dim              gosim_dim              exact (Go's algorithm)
+//	FMA              fma                    exact (one rounding)
+//	Float32bits      __float_as_uint        exact
+//	Float32frombits  __uint_as_float        exact
+//	Float64bits      gosim_float64bits      exact
+//	Float64frombits  gosim_float64frombits  exact
+//	Floor            floor                  exact
+//	Inf              gosim_inf              exact
+//	IsInf            gosim_isinf            exact
+//	IsNaN            gosim_isnan            exact
+//	Max              gosim_math_max         exact (+Inf beats NaN, Max(+0, -0) = +0)
+//	Min              gosim_math_min         exact (-Inf beats NaN, Min(+0, -0) = -0)
+//	Mod              fmod                   exact (fmod is exact)
+//	NaN              gosim_nan              exact (Go's NaN bits, 0x7FF8000000000001)
+//	Nextafter        gosim_nextafter        exact (Go's algorithm)
+//	Nextafter32      gosim_nextafter32      exact (Go's algorithm)
+//	Remainder        remainder              exact
+//	Round            round                  exact (half away from zero)
+//	RoundToEven      rint                   exact
+//	Signbit          gosim_signbit          exact
+//	Sqrt             sqrt                   exact (correctly rounded in both)
+//	Trunc            trunc                  exact
+//	Cbrt             cbrt                   within 1 ulp
+//	Cosh             cosh                   within 1 ulp
+//	Exp              exp                    within 1 ulp
+//	Exp2             exp2                   within 1 ulp
+//	Expm1            expm1                  within 1 ulp
+//	Log              log                    within 1 ulp
+//	Log10            log10                  within 1 ulp
+//	Log1p            log1p                  within 1 ulp
+//	Log2             log2                   within 1 ulp
+//	Tanh             tanh                   within 1 ulp
+//	Acos             acos                   within 2 ulp
+//	Asin             asin                   within 2 ulp
+//	Atan             atan                   within 2 ulp
+//	Atan2            atan2                  within 2 ulp
+//	Atanh            atanh                  within 2 ulp
+//	Cos              cos                    within 2 ulp
+//	Erf              erf                    within 2 ulp
+//	Hypot            hypot                  within 2 ulp
+//	Pow              pow                    within 2 ulp
+//	Sin              sin                    within 2 ulp
+//	Sinh             sinh                   within 2 ulp
+//	Tan              tan                    within 2 ulp
+//	Acosh            acosh                  within 3 ulp
+//	Asinh            asinh                  within 3 ulp
+//	Erfc             erfc                   within 5 ulp
+//
+// math/bits: OnesCount, LeadingZeros, TrailingZeros, Len and Reverse in
+// their 32-bit, 64-bit and uint forms (__popc, __clz, __ffs, __brev and
+// their 64-bit forms), all exact. Other functions of math are refused.
+//
+// # Refused
+//
+// Each refusal gives file:line, why in one sentence, and what to write
+// instead; a kernel with any refusal (in its body or a helper it calls)
+// gets no translation:
+//
+//   - package-level variables, read or written (host state not copied to
+//     the GPU; a write is a race the simulator cannot see): use a const, or
+//     pass a buffer;
+//   - writes to kernel parameters and to the declarations before the body;
+//   - closures and function values, method values, methods;
+//   - maps, slices, strings, interfaces, structs, complex numbers, uintptr,
+//     pointers other than *sim.Buffer (and &x of a local);
+//   - goroutines, channels, select, defer, recover, type switches and
+//     assertions;
+//   - allocation (new, make, append) and copy, delete, clear, print;
+//   - calls into packages other than sim, math and math/bits (fmt among
+//     them), and sim's host-side API (Buffer.Len: pass the length);
+//   - sim.Shared with a non-constant length, or away from the top level;
+//   - two calls in one statement whose order matters (see Statements).
+//
+// # Output
+//
+// Each Source is one translation unit that nvcc compiles alone: a header
+// comment naming the Go kernel and the -fmad=false requirement, the prelude
+// helpers the kernel uses (and only those), the helpers' result structs and
+// forward declarations, the helpers, and the entry point. Go names are kept.
+// #line directives before each statement name the Go file and line
+// ("kernels/reduce.go"), so that nvcc's errors and compute-sanitizer's
+// reports (with -lineinfo) point at the Go source.
+package translate
