@@ -70,7 +70,9 @@ type Kernel struct {
 	Rule Rule
 	// Blocks lists the legal block sizes (nil: any multiple of 32 up to 1024).
 	Blocks []int
-	// SeedCase is the seed's own problem size, run by benchmarks.
+	// SeedN is the problem size of the seed text the kernel was ported
+	// from (SEEDS.md), which the seed-size benchmarks run; 0 if the text
+	// gives none.
 	SeedN int
 
 	// Faulty marks a known-buggy variant kept as a test case: Expect lists
