@@ -11,7 +11,7 @@ import (
 type Device struct {
 	spec      Spec
 	mu        sync.Mutex
-	buffers   []*mem // every live buffer, for per-launch shadow resets
+	buffers   []*mem // every live buffer: their shadows are dropped when thread ids wrap (takeGids)
 	allocated int64
 	nextID    int32
 	totals    Counters

@@ -59,7 +59,6 @@ type Options struct {
 	workers     int
 	warpModel   WarpModel
 	sharedOptIn bool
-	maxStuck    int
 	profile     *Profile
 }
 
