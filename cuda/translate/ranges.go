@@ -325,11 +325,18 @@ func (f *fn) countedLoop(s *ast.ForStmt) (types.Object, rng, string) {
 			hi--
 		}
 		body = rng{start.lo, hi}
-		step, post := f.upStep(s.Post, o, name)
+		step, mul, post := f.upStep(s.Post, o, name)
 		if post == "" || body.lo > body.hi {
 			return nil, rng{}, ""
 		}
-		if next, ok := add64(body.hi, step); !ok || next > tmax {
+		next, ok := add64(body.hi, step)
+		if mul {
+			if body.lo < 0 {
+				return nil, rng{}, "" // i *= c moves a negative i down
+			}
+			next, ok = mul64(body.hi, step)
+		}
+		if !ok || next > tmax {
 			return nil, rng{}, ""
 		}
 		return o, body, post
@@ -357,22 +364,32 @@ func (f *fn) countedLoop(s *ast.ForStmt) (types.Object, rng, string) {
 	return nil, rng{}, ""
 }
 
-// upStep recognises i++ and i += c (c >= 0 with a known bound) and returns
-// the largest step and the post statement as plain C.
-func (f *fn) upStep(post ast.Stmt, o types.Object, name string) (int64, string) {
+// upStep recognises i++, i += c (c >= 0) and i *= c (c >= 1), c with a
+// known bound, and returns the largest step (or factor, with mul set) and
+// the post statement as plain C.
+func (f *fn) upStep(post ast.Stmt, o types.Object, name string) (int64, bool, string) {
 	switch p := post.(type) {
 	case *ast.IncDecStmt:
 		if f.isObj(p.X, o) && p.Tok == token.INC {
-			return 1, name + "++"
+			return 1, false, name + "++"
 		}
 	case *ast.AssignStmt:
-		if len(p.Lhs) == 1 && f.isObj(p.Lhs[0], o) && p.Tok == token.ADD_ASSIGN && f.orderOf(p.Rhs[0]).ord == false {
-			if r, ok := f.rangeDepth(p.Rhs[0], 0); ok && r.lo >= 0 {
-				return r.hi, name + " += " + strip(f.valueAs(p.Rhs[0], f.resolve(o.Type())))
-			}
+		if len(p.Lhs) != 1 || !f.isObj(p.Lhs[0], o) || f.orderOf(p.Rhs[0]).ord {
+			return 0, false, ""
+		}
+		r, ok := f.rangeDepth(p.Rhs[0], 0)
+		if !ok {
+			return 0, false, ""
+		}
+		v := strip(f.valueAs(p.Rhs[0], f.resolve(o.Type())))
+		switch {
+		case p.Tok == token.ADD_ASSIGN && r.lo >= 0:
+			return r.hi, false, name + " += " + v
+		case p.Tok == token.MUL_ASSIGN && r.lo >= 1:
+			return r.hi, true, name + " *= " + v
 		}
 	}
-	return 0, ""
+	return 0, false, ""
 }
 
 // downStep recognises i--, i -= c, i >>= c and i /= c (c > 0).

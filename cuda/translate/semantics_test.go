@@ -183,6 +183,12 @@ func K(a *sim.Buffer[int32], f *sim.Buffer[float32], n int) sim.Kernel {
 		a.Store(t, 12, int32(p*q))                             // unsigned short * promotes to int
 		f.Store(t, 0, min(f.Load(t, 0), f.Load(t, 1)))         // NaN wins
 		f.Store(t, 1, f.Load(t, 0)*f.Load(t, 1)+f.Load(t, 2))  // no contraction: separate ops
+		for k := 1; k < n; k *= 2 {                            // counted: plain
+			a.Store(t, k, 0)
+		}
+		for k := 0; k < n; k++ {                               // the body writes k: wraps
+			k += int(x)
+		}
 	}
 }
 `)
@@ -207,6 +213,9 @@ func K(a *sim.Buffer[int32], f *sim.Buffer[float32], n int) sim.Kernel {
 		"f[1] = (f[0] * f[1]) + f[2];",
 		"long long s = (long long)n - 3LL;",
 		"Compile with -fmad=false",
+		"for (long long k = 1LL; k < (long long)n; k *= 2LL) {",
+		"for (long long k_1 = 0LL; k_1 < (long long)n; gosim_inc(k_1)) {",
+		"k_1 = gosim_add(k_1, (long long)x);",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the C lacks %q:\n%s", want, src[strings.Index(src, "extern \"C\""):])

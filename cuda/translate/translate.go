@@ -110,12 +110,12 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 				continue
 			}
 			tr.decls[obj] = fd
-			tr.global[cIdent(fd.Name.Name)] = true
 			if tr.isKernelFunc(obj) {
 				kernels = append(kernels, fd)
 			}
 		}
 	}
+	tr.reserveCalled(kernels)
 	tr.collectInstances()
 	tr.computeEffects()
 	res := &Result{}
@@ -658,5 +658,38 @@ func (tr *translator) computeEffects() {
 				}
 			}
 		}
+	}
+}
+
+// reserveCalled takes the C names of the kernels and of the package
+// functions they call, directly or through other functions, so that no
+// local or parameter hides a __device__ function in the C. Functions only
+// the host calls (a driver's helpers) never reach the C, so a kernel
+// parameter named after one keeps its name.
+func (tr *translator) reserveCalled(kernels []*ast.FuncDecl) {
+	seen := map[*types.Func]bool{}
+	var visit func(fd *ast.FuncDecl)
+	visit = func(fd *ast.FuncDecl) {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			f, ok := tr.info.Uses[id].(*types.Func)
+			if !ok {
+				return true
+			}
+			f = f.Origin()
+			if d, ok := tr.decls[f]; ok && !seen[f] {
+				seen[f] = true
+				tr.global[cIdent(f.Name())] = true
+				visit(d)
+			}
+			return true
+		})
+	}
+	for _, fd := range kernels {
+		tr.global[cIdent(fd.Name.Name)] = true
+		visit(fd)
 	}
 }

@@ -15,45 +15,45 @@ template <typename T> __device__ __forceinline__ T gosim_neg(T a) { typedef type
 template <typename T> __device__ __forceinline__ void gosim_inc(T &x) { x = gosim_add(x, (T)1); }
 template <typename T> __device__ __forceinline__ void gosim_dec(T &x) { x = gosim_sub(x, (T)1); }
 
-#line 155 "ok/control.go"
+#line 161 "ok/control.go"
 extern "C" __global__ void Assignments(int *a)
 {
-#line 157 "ok/control.go"
+#line 163 "ok/control.go"
 	int x = a[0];
 	int y = a[1];
-#line 158 "ok/control.go"
+#line 164 "ok/control.go"
 	{
 		int gosim_t = y;
 		int gosim_t_1 = x;
 		x = gosim_t;
 		y = gosim_t_1;
 	}
-#line 159 "ok/control.go"
-	x = gosim_add(x, 3);
-#line 160 "ok/control.go"
-	y = gosim_sub(y, 2);
-#line 161 "ok/control.go"
-	x = gosim_mul(x, y);
-#line 162 "ok/control.go"
-	x /= 2;
-#line 163 "ok/control.go"
-	x %= 7;
-#line 164 "ok/control.go"
-	x = (int)((unsigned int)x << 1);
 #line 165 "ok/control.go"
-	x >>= 1;
+	x = gosim_add(x, 3);
 #line 166 "ok/control.go"
-	x |= 8;
+	y = gosim_sub(y, 2);
 #line 167 "ok/control.go"
-	x &= 255;
+	x = gosim_mul(x, y);
 #line 168 "ok/control.go"
-	x ^= 3;
+	x /= 2;
 #line 169 "ok/control.go"
-	gosim_inc(x);
+	x %= 7;
 #line 170 "ok/control.go"
-	gosim_dec(y);
+	x = (int)((unsigned int)x << 1);
 #line 171 "ok/control.go"
-	(void)(a[2]);
+	x >>= 1;
 #line 172 "ok/control.go"
+	x |= 8;
+#line 173 "ok/control.go"
+	x &= 255;
+#line 174 "ok/control.go"
+	x ^= 3;
+#line 175 "ok/control.go"
+	gosim_inc(x);
+#line 176 "ok/control.go"
+	gosim_dec(y);
+#line 177 "ok/control.go"
+	(void)(a[2]);
+#line 178 "ok/control.go"
 	a[3] = gosim_add(x, y);
 }

@@ -15,44 +15,44 @@ template <typename T> __device__ __forceinline__ T gosim_neg(T a) { typedef type
 template <typename T> __device__ __forceinline__ void gosim_inc(T &x) { x = gosim_add(x, (T)1); }
 template <typename T> __device__ __forceinline__ void gosim_dec(T &x) { x = gosim_sub(x, (T)1); }
 
-#line 95 "ok/control.go"
+#line 101 "ok/control.go"
 extern "C" __global__ void Fallthrough(int *a)
 {
-#line 97 "ok/control.go"
-	int v = a[0];
-#line 98 "ok/control.go"
-	int r = 0;
-#line 99 "ok/control.go"
-	{
-#line 100 "ok/control.go"
-		if (v == 0) goto gosim_case;
 #line 103 "ok/control.go"
-		if (v == 1) goto gosim_case_1;
+	int v = a[0];
+#line 104 "ok/control.go"
+	int r = 0;
 #line 105 "ok/control.go"
+	{
+#line 106 "ok/control.go"
+		if (v == 0) goto gosim_case;
+#line 109 "ok/control.go"
+		if (v == 1) goto gosim_case_1;
+#line 111 "ok/control.go"
 		if (v == 2) goto gosim_case_2;
 		goto gosim_case_3;
-#line 100 "ok/control.go"
+#line 106 "ok/control.go"
 		gosim_case: {
-#line 101 "ok/control.go"
+#line 107 "ok/control.go"
 			r = gosim_add(r, 1);
 		}
-#line 103 "ok/control.go"
+#line 109 "ok/control.go"
 		gosim_case_1: {
-#line 104 "ok/control.go"
+#line 110 "ok/control.go"
 			r = gosim_add(r, 10);
 		} goto gosim_end;
-#line 105 "ok/control.go"
+#line 111 "ok/control.go"
 		gosim_case_2: {
-#line 106 "ok/control.go"
+#line 112 "ok/control.go"
 			r = gosim_add(r, 100);
 		}
-#line 108 "ok/control.go"
+#line 114 "ok/control.go"
 		gosim_case_3: {
-#line 109 "ok/control.go"
+#line 115 "ok/control.go"
 			r = gosim_add(r, 1000);
 		} goto gosim_end;
 		gosim_end: ;
 	}
-#line 111 "ok/control.go"
+#line 117 "ok/control.go"
 	a[1] = r;
 }

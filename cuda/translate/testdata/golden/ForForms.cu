@@ -50,5 +50,15 @@ extern "C" __global__ void ForForms(int *a, int n)
 		sum = gosim_add(sum, (int)s);
 	}
 #line 42 "ok/control.go"
+	for (long long s_1 = 1LL; s_1 < (long long)n; s_1 *= 2LL) {
+#line 43 "ok/control.go"
+		sum = gosim_add(sum, (int)s_1);
+	}
+#line 45 "ok/control.go"
+	for (long long s_2 = 0LL; s_2 < (long long)n; gosim_inc(s_2)) {
+#line 46 "ok/control.go"
+		s_2 = gosim_add(s_2, 2LL);
+	}
+#line 48 "ok/control.go"
 	a[0] = gosim_add(sum, (int)gosim_add(j, k));
 }

@@ -15,46 +15,46 @@ template <typename T> __device__ __forceinline__ T gosim_neg(T a) { typedef type
 template <typename T> __device__ __forceinline__ void gosim_inc(T &x) { x = gosim_add(x, (T)1); }
 template <typename T> __device__ __forceinline__ void gosim_dec(T &x) { x = gosim_sub(x, (T)1); }
 
-#line 116 "ok/control.go"
+#line 122 "ok/control.go"
 extern "C" __global__ void Labels(int *a, int n)
 {
-#line 118 "ok/control.go"
+#line 124 "ok/control.go"
 	int count = 0;
-#line 119 "ok/control.go"
+#line 125 "ok/control.go"
 	outer: ;
-#line 120 "ok/control.go"
+#line 126 "ok/control.go"
 	for (long long i = 0LL; i < (long long)n; i++) {
 		{
-#line 121 "ok/control.go"
+#line 127 "ok/control.go"
 			for (long long j = 0LL; j < (long long)n; j++) {
-#line 122 "ok/control.go"
+#line 128 "ok/control.go"
 				if (j > i) {
-#line 123 "ok/control.go"
+#line 129 "ok/control.go"
 					goto gosim_continue;
 				}
-#line 125 "ok/control.go"
+#line 131 "ok/control.go"
 				if (a[(i * (long long)n) + j] < 0) {
-#line 126 "ok/control.go"
+#line 132 "ok/control.go"
 					goto gosim_break;
 				}
-#line 128 "ok/control.go"
+#line 134 "ok/control.go"
 				gosim_inc(count);
 			}
 		}
 		gosim_continue: ;
 	}
 	gosim_break: ;
-#line 131 "ok/control.go"
+#line 137 "ok/control.go"
 	long long k = 0LL;
-#line 132 "ok/control.go"
+#line 138 "ok/control.go"
 	again: ;
-#line 133 "ok/control.go"
+#line 139 "ok/control.go"
 	gosim_inc(k);
-#line 134 "ok/control.go"
+#line 140 "ok/control.go"
 	if (k < 3LL) {
-#line 135 "ok/control.go"
+#line 141 "ok/control.go"
 		goto again;
 	}
-#line 137 "ok/control.go"
+#line 143 "ok/control.go"
 	a[0] = gosim_add(count, (int)k);
 }

@@ -15,26 +15,26 @@ template <typename T> __device__ __forceinline__ T gosim_neg(T a) { typedef type
 template <typename T> __device__ __forceinline__ void gosim_inc(T &x) { x = gosim_add(x, (T)1); }
 template <typename T> __device__ __forceinline__ void gosim_dec(T &x) { x = gosim_sub(x, (T)1); }
 
-#line 47 "ok/control.go"
+#line 53 "ok/control.go"
 extern "C" __global__ void RangeInt(int *a, int n)
 {
-#line 49 "ok/control.go"
+#line 55 "ok/control.go"
 	int sum = 0;
-#line 50 "ok/control.go"
+#line 56 "ok/control.go"
 	for (long long i = 0; i < (long long)n; i++) {
-#line 51 "ok/control.go"
+#line 57 "ok/control.go"
 		sum = gosim_add(sum, (int)i);
 	}
-#line 53 "ok/control.go"
+#line 59 "ok/control.go"
 	for (long long gosim_i = 0; gosim_i < 3LL; gosim_i++) {
-#line 54 "ok/control.go"
+#line 60 "ok/control.go"
 		gosim_inc(sum);
 	}
-#line 56 "ok/control.go"
+#line 62 "ok/control.go"
 	for (int i_1 = 0; i_1 < 5; i_1++) {
-#line 57 "ok/control.go"
+#line 63 "ok/control.go"
 		sum = gosim_add(sum, i_1);
 	}
-#line 59 "ok/control.go"
+#line 65 "ok/control.go"
 	a[0] = sum;
 }

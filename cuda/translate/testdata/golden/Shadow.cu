@@ -15,24 +15,24 @@ template <typename T> __device__ __forceinline__ T gosim_neg(T a) { typedef type
 template <typename T> __device__ __forceinline__ void gosim_inc(T &x) { x = gosim_add(x, (T)1); }
 template <typename T> __device__ __forceinline__ void gosim_dec(T &x) { x = gosim_sub(x, (T)1); }
 
-#line 142 "ok/control.go"
+#line 148 "ok/control.go"
 extern "C" __global__ void Shadow(int *a)
 {
-#line 144 "ok/control.go"
+#line 150 "ok/control.go"
 	int x = a[0];
-#line 145 "ok/control.go"
+#line 151 "ok/control.go"
 	if (x > 0) {
-#line 146 "ok/control.go"
+#line 152 "ok/control.go"
 		int x_1 = gosim_add(x, 1);
-#line 147 "ok/control.go"
+#line 153 "ok/control.go"
 		a[1] = x_1;
 	}
-#line 149 "ok/control.go"
+#line 155 "ok/control.go"
 	long long new_ = 1LL;
 	long long this_ = 2LL;
 	long long float_ = 3LL;
 	long long class_ = 4LL;
 	long long threadIdx_ = 5LL;
-#line 150 "ok/control.go"
+#line 156 "ok/control.go"
 	a[2] = gosim_add(x, (int)((((new_ + this_) + float_) + class_) + threadIdx_));
 }

@@ -15,53 +15,53 @@ template <typename T> __device__ __forceinline__ T gosim_neg(T a) { typedef type
 template <typename T> __device__ __forceinline__ void gosim_inc(T &x) { x = gosim_add(x, (T)1); }
 template <typename T> __device__ __forceinline__ void gosim_dec(T &x) { x = gosim_sub(x, (T)1); }
 
-#line 66 "ok/control.go"
+#line 72 "ok/control.go"
 extern "C" __global__ void Switch(int *a, int n)
 {
-#line 68 "ok/control.go"
+#line 74 "ok/control.go"
 	int acc = 0;
-#line 69 "ok/control.go"
+#line 75 "ok/control.go"
 	for (long long i = 0LL; i < (long long)n; i++) {
-#line 70 "ok/control.go"
+#line 76 "ok/control.go"
 		{
 			int v = a[i];
-#line 71 "ok/control.go"
-			if ((v == 1) || (v == 2)) {
-#line 72 "ok/control.go"
-				gosim_inc(acc);
-#line 75 "ok/control.go"
-			} else if (v == 3) {
-#line 76 "ok/control.go"
-				if (acc > 100) {
 #line 77 "ok/control.go"
+			if ((v == 1) || (v == 2)) {
+#line 78 "ok/control.go"
+				gosim_inc(acc);
+#line 81 "ok/control.go"
+			} else if (v == 3) {
+#line 82 "ok/control.go"
+				if (acc > 100) {
+#line 83 "ok/control.go"
 					goto gosim_break;
 				}
-#line 79 "ok/control.go"
+#line 85 "ok/control.go"
 				acc = gosim_add(acc, 3);
-#line 80 "ok/control.go"
+#line 86 "ok/control.go"
 			} else if (v == 4) {
-#line 81 "ok/control.go"
+#line 87 "ok/control.go"
 				continue;
-#line 73 "ok/control.go"
+#line 79 "ok/control.go"
 			} else {
-#line 74 "ok/control.go"
+#line 80 "ok/control.go"
 				gosim_dec(acc);
 			}
 			gosim_break: ;
 		}
-#line 83 "ok/control.go"
+#line 89 "ok/control.go"
 		{
-#line 84 "ok/control.go"
+#line 90 "ok/control.go"
 			if (acc < 0) {
-#line 85 "ok/control.go"
+#line 91 "ok/control.go"
 				acc = 0;
-#line 86 "ok/control.go"
+#line 92 "ok/control.go"
 			} else if (acc > 1000) {
-#line 87 "ok/control.go"
+#line 93 "ok/control.go"
 				acc = 1000;
 			}
 		}
 	}
-#line 90 "ok/control.go"
+#line 96 "ok/control.go"
 	a[0] = acc;
 }

@@ -39,6 +39,12 @@ func ForForms(a *sim.Buffer[int32], n int) sim.Kernel {
 		for s := n / 2; s > 0; s >>= 1 {
 			sum += int32(s)
 		}
+		for s := 1; s < n; s *= 2 {
+			sum += int32(s)
+		}
+		for s := 0; s < n; s++ {
+			s += 2 // the body writes the counter: no range is proved
+		}
 		a.Store(t, 0, sum+int32(j+k))
 	}
 }
