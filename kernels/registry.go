@@ -127,6 +127,8 @@ func faulty(k *Kernel, fixedBy string, expect ...sim.Kind) *Kernel {
 	return k
 }
 
+//go:generate go run ../cmd/gpusim cuda -go .
+
 // registry holds every kernel, in the order `gpusim list` prints them.
 var registry []*Kernel
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpusim/gpusim/cuda"
+	"github.com/gpusim/gpusim/cuda/twin"
 	"github.com/gpusim/gpusim/kernels"
 	"github.com/gpusim/gpusim/sim"
 	"pgregory.net/rapid"
@@ -49,6 +50,10 @@ type Test struct {
 	// Options are the simulator's launch options (schedule, seed). The
 	// detectors are always on.
 	Options sim.Options
+	// SimulatorOnly leaves the GPU out even where one is available: for a
+	// kernel with no generated twin, such as one declared in a _test.go
+	// file, which the translator does not read.
+	SimulatorOnly bool
 }
 
 // Check property-tests t.Kernel with rapid: for every drawn launch it runs
@@ -79,9 +84,14 @@ func Check(t *testing.T, test Test) {
 	if test.Draw == nil {
 		t.Fatal("parity: Test.Draw is nil")
 	}
-	gpu, gpuErr := sharedGPU()
-	if gpuErr != nil {
-		t.Logf("parity: simulator only (%v)", gpuErr)
+	var gpu kernels.Backend
+	if !test.SimulatorOnly {
+		var err error
+		if gpu, err = sharedGPU(); err != nil {
+			t.Logf("parity: simulator only (%v)", err)
+		} else if _, err := twin.Of(test.Kernel); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		l := test.Draw(rt)

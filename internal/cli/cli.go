@@ -54,6 +54,7 @@ func init() {
 		{"sweep", "KERNEL -blocks 64,128,256,512,1024 [-gpu [-gpu-runs 5]]", "occupancy and memory statistics per block size; -gpu adds GPU kernel times and checks the GPU's result (needs -tags cuda)", cmdSweep},
 		{"trace", "KERNEL -o trace.json", "write the simulated timeline as Chrome trace JSON (Perfetto, chrome://tracing)", cmdTrace},
 		{"amdahl", "-p 0.9 -n 1000", "Amdahl's law speedup and table", cmdAmdahl},
+		{"cuda", "KERNEL | -o DIR PKG | -go DIR", "print a registry kernel's generated CUDA C; or translate the Go kernels of a package of yours into one .cu per kernel (-o), or into the Go file that carries them into test binaries (-go, for go generate)", cmdCUDA},
 	}
 }
 
