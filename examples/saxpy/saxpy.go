@@ -6,7 +6,7 @@ package saxpy
 
 import "github.com/gpusim/gpusim/sim"
 
-//go:generate go run github.com/gpusim/gpusim/cmd/gpusim cuda -go .
+//go:generate go tool gpusim cuda -go .
 
 // Saxpy is y[i] = a*x[i] + y[i] for i < n, one thread per element, in a
 // grid-stride loop so that any grid covers any n.
