@@ -61,6 +61,13 @@ func (s *vecAddSetup) launch(b *testing.B, opts sim.Options) {
 	}
 }
 
+func (s *vecAddSetup) launchProfile(b *testing.B, opts sim.Options) {
+	cfg := sim.Config{Grid: sim.Dim((s.n + 255) / 256), Block: sim.Dim(256), Options: opts}
+	if _, err := s.dev.LaunchProfile(cfg, vectorAdd(s.a, s.b, s.c, s.n)); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // goLoop is the plain Go loop doing the vector add's arithmetic.
 func (s *vecAddSetup) goLoop() {
 	a, bb, c := s.ha, s.hb, s.hc
@@ -114,10 +121,9 @@ func BenchmarkVectorAdd(b *testing.B) {
 		// The profiler (memory statistics per line, coalescing, bank
 		// conflicts) with detection off: what `gpusim run` pays by default.
 		withProcs(1, func() {
-			s.launch(b, off.WithProfile(new(sim.Profile)))
+			s.launchProfile(b, off)
 			for b.Loop() {
-				var p sim.Profile
-				s.launch(b, off.WithProfile(&p))
+				s.launchProfile(b, off)
 			}
 			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(s.n)
 			b.ReportMetric(per, "ns/thread")

@@ -36,10 +36,10 @@ func (c *Counters) add(o *Counters) {
 	c.SlowSites += o.SlowSites
 }
 
-// Profile collects what one launch did, in the terms of Nsight Compute's
-// memory and launch sections. Pass it with Options.WithProfile; the launch
-// fills it in. A profiled launch checks every access (as detection does), so
-// it runs at the speed of a launch with detection on.
+// Profile is what one launch did, in the terms of Nsight Compute's memory
+// and launch sections. Device.LaunchProfile runs a launch with the profiler
+// on and returns it. A profiled launch checks every access (as detection
+// does), so it runs at the speed of a launch with detection on.
 //
 // # Requests
 //
@@ -521,6 +521,20 @@ func (l *launch) mergeStats(w *worker) {
 			pr.Lines = append(pr.Lines, *ls)
 		}
 	}
+}
+
+// LaunchProfile is Launch with the profiler on: it runs k as Launch does
+// and returns the launch's Profile with Launch's error. The profile is
+// filled in whatever the error (findings, an abort), and is nil only when
+// nothing ran (a refused launch).
+func (d *Device) LaunchProfile(cfg Config, k Kernel) (*Profile, error) {
+	p := new(Profile)
+	cfg.Options.profile = p
+	err := d.Launch(cfg, k)
+	if p.Grid == (Dim3{}) { // finish never ran: the launch did not start
+		return nil, err
+	}
+	return p, err
 }
 
 func (p *Profile) finish(l *launch, elapsed time.Duration) {

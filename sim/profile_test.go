@@ -9,12 +9,39 @@ import (
 func profileLaunch(t *testing.T, grid, block int, k func(d *Device) Kernel) *Profile {
 	t.Helper()
 	d := NewDevice(H100)
-	p := new(Profile)
-	kern := k(d)
-	if err := d.Launch(Config{Grid: Dim(grid), Block: Dim(block), Options: Options{}.WithProfile(p)}, kern); err != nil {
+	p, err := d.LaunchProfile(Config{Grid: Dim(grid), Block: Dim(block)}, k(d))
+	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// The profile comes back from the launch: filled in when the launch ran,
+// findings or not, nil when it was refused; the deprecated option gives the
+// same profile.
+func TestLaunchProfile(t *testing.T) {
+	d := NewDevice(H100)
+	k := copyKernel(1)(d)
+	cfg := Config{Grid: Dim(4), Block: Dim(256)}
+	p, err := d.LaunchProfile(cfg, k)
+	if err != nil || p == nil || p.Grid != Dim(4) || p.Counters.Loads != 1024 {
+		t.Fatalf("LaunchProfile: %v, %+v", err, p)
+	}
+	var old Profile
+	cfg.Options = cfg.Options.WithProfile(&old)
+	if err := d.Launch(cfg, k); err != nil {
+		t.Fatal(err)
+	}
+	if old.Counters != p.Counters || old.Memory != p.Memory {
+		t.Errorf("WithProfile's profile %+v differs from LaunchProfile's %+v", old.Counters, p.Counters)
+	}
+	racy := func(t *Thread) { x := Shared[int32](t, "x", 1); x.Store(t, 0, 1) }
+	if p, err := d.LaunchProfile(Config{Grid: Dim(1), Block: Dim(2)}, racy); p == nil || err == nil {
+		t.Errorf("a launch with findings: profile %v, error %v; want both", p, err)
+	}
+	if p, err := d.LaunchProfile(Config{Grid: Dim(1), Block: Dim(4096)}, k); p != nil || err == nil {
+		t.Errorf("a refused launch: profile %v, error %v; want no profile and the error", p, err)
+	}
 }
 
 func copyKernel(stride int) func(d *Device) Kernel {

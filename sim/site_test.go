@@ -120,7 +120,7 @@ func TestSitesNeedNoUnwinder(t *testing.T) {
 	if !fastSites {
 		t.Skip("no frame-pointer walk on " + runtime.GOARCH + ": every lookup unwinds")
 	}
-	for _, opts := range []Options{{}, Options{}.WithSchedule(RandomOrder).WithSeed(3), Options{}.WithProfile(&Profile{})} {
+	for _, opts := range []Options{{}, Options{}.WithSchedule(RandomOrder).WithSeed(3), {profile: new(Profile)}} {
 		d := NewDevice(H100)
 		x, _ := Alloc[float32](d, "x", 256)
 		n, _ := Alloc[int32](d, "n", 4)
