@@ -97,6 +97,9 @@ func (o Options) WithWarpModel(m WarpModel) Options { o.warpModel = m; return o 
 func (o Options) WithSharedOptIn(on bool) Options { o.sharedOptIn = on; return o }
 
 // WithProfile makes the launch fill p with its counters and timeline.
+//
+// Deprecated: use Device.LaunchProfile, which returns the launch's
+// profile instead of filling one the options carry.
 func (o Options) WithProfile(p *Profile) Options { o.profile = p; return o }
 
 // Seed, Schedule, Detection, Workers and WarpModel report the settings.
