@@ -3,7 +3,6 @@ package translate
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,25 +25,7 @@ func clang(t *testing.T) string {
 // returns the PTX.
 func compileCUDA(t *testing.T, cc, dir, name, src string) (string, error) {
 	t.Helper()
-	shim := filepath.Join(dir, "shim.h")
-	if _, err := os.Stat(shim); err != nil {
-		if err := os.WriteFile(shim, Shim, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	in := filepath.Join(dir, name+".cu")
-	out := filepath.Join(dir, name+".s")
-	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(cc, "-x", "cuda", "--cuda-gpu-arch=sm_90", "--cuda-device-only", "-nocudainc", "-nocudalib",
-		"-Xclang", "-target-feature", "-Xclang", "+ptx80", "-include", shim, "-S", "-o", out, in)
-	msg, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(msg), err
-	}
-	ptx, err := os.ReadFile(out)
-	return string(ptx), err
+	return CompileWithClang(cc, dir, name, src)
 }
 
 // TestClangCompiles compiles every translated testdata kernel to PTX with
