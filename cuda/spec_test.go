@@ -1,10 +1,13 @@
 package cuda_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/cuda"
+	"github.com/gpusim/gpusim/cuda/twin"
+	_ "github.com/gpusim/gpusim/kernels" // registers the registry's twins
 	"github.com/gpusim/gpusim/sim"
 )
 
@@ -52,15 +55,14 @@ func TestUsesDynamicShared(t *testing.T) {
 			t.Errorf("UsesDynamicShared(%q) = %v, want %v", tt.src, got, tt.want)
 		}
 	}
-	// The twins that declare extern __shared__, by name.
+	// The generated twins that declare extern __shared__.
 	var got []string
-	for _, k := range cuda.TwinNames() {
-		src, _ := cuda.Twin(k)
-		if cuda.UsesDynamicShared(src) {
-			got = append(got, k)
+	for _, tw := range twin.All() {
+		if cuda.UsesDynamicShared([]byte(tw.Source)) {
+			got = append(got, tw.Entry)
 		}
 	}
-	if len(got) == 0 {
-		t.Error("no twin uses dynamic shared memory; reduce_sum does")
+	if !slices.Contains(got, "ReduceSum") {
+		t.Errorf("generated twins with dynamic shared memory: %v; ReduceSum has some", got)
 	}
 }

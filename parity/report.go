@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -74,22 +75,6 @@ type OccupancyRow struct {
 	First         string         // first mismatch, or the error that stopped the entry
 }
 
-// HandwrittenRow is one registry kernel run through its generated twins
-// and through the hand-written twins they replaced, on the same cases.
-type HandwrittenRow struct {
-	Kernel    string
-	Cases     int
-	Identical int    // cases whose outputs are bit-identical
-	First     string // the first difference, or the error that stopped the kernel
-}
-
-// AddHandwritten records one kernel's comparison.
-func (r *Report) AddHandwritten(row HandwrittenRow) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.Handwritten = append(r.Handwritten, row)
-}
-
 // Report is the parity run's outcome.
 type Report struct {
 	mu         sync.Mutex
@@ -104,10 +89,6 @@ type Report struct {
 	Values     map[string]map[string]int // faulty kernel -> value -> count over repeated runs
 	ValueRuns  map[string]int
 	Unexpected []string
-
-	// Handwritten compares each generated twin with the hand-written twin
-	// it replaced, on the same inputs.
-	Handwritten []HandwrittenRow
 
 	OccSpec   string   // the sim spec the occupancy check compares with
 	OccProbes string   // the configurations, in words
@@ -215,9 +196,6 @@ func (r *Report) Write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "\n%d of %d (kernel, tool) pairs agree.\n", agree, len(r.Sanitizer))
 	}
-	if len(r.Handwritten) > 0 {
-		r.writeHandwritten(w)
-	}
 	if len(r.Occupancy) > 0 {
 		r.writeOccupancy(w)
 	}
@@ -243,25 +221,6 @@ func (r *Report) Write(w io.Writer) {
 			fmt.Fprintf(w, "- %s\n", oneLine(u, 300))
 		}
 	}
-}
-
-func (r *Report) writeHandwritten(w io.Writer) {
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## Generated twins vs the hand-written twins they replaced")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The same host driver and inputs on the GPU, once with the CUDA the translator generates from the Go kernels and once with the hand-written CUDA that preceded it; outputs compared bit for bit.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| kernel | cases | bit-identical | first difference |")
-	fmt.Fprintln(w, "| --- | --- | --- | --- |")
-	sort.Slice(r.Handwritten, func(i, j int) bool { return r.Handwritten[i].Kernel < r.Handwritten[j].Kernel })
-	same := 0
-	for _, h := range r.Handwritten {
-		if h.Cases > 0 && h.Identical == h.Cases {
-			same++
-		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s |\n", h.Kernel, h.Cases, h.Identical, oneLine(h.First, 200))
-	}
-	fmt.Fprintf(w, "\n%d of %d kernels bit-identical on every case.\n", same, len(r.Handwritten))
 }
 
 func (r *Report) writeOccupancy(w io.Writer) {
@@ -331,6 +290,11 @@ func list(s []string) string {
 func oneLine(s string, n int) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "\\|")
 	if len(s) > n {
+		// Cut on a rune boundary: go-cmp's output holds non-ASCII spaces,
+		// and half a rune makes the report invalid UTF-8.
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
 		s = s[:n] + "…"
 	}
 	return s

@@ -3,6 +3,7 @@ package parity
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestReportOccupancySection(t *testing.T) {
@@ -29,5 +30,14 @@ func TestReportOccupancySection(t *testing.T) {
 	}
 	if strings.Index(out, "| matmul_tiled32 |") > strings.Index(out, "| vec_add |") {
 		t.Error("occupancy rows are not sorted by kernel")
+	}
+}
+
+func TestOneLineKeepsUTF8(t *testing.T) {
+	s := strings.Repeat("a", 9) + "\u00a0tail"
+	for n := 1; n < len(s); n++ {
+		if got := oneLine(s, n); !utf8.ValidString(got) {
+			t.Fatalf("oneLine(%q, %d) = %q: not valid UTF-8", s, n, got)
+		}
 	}
 }

@@ -1,42 +1,15 @@
 package cuda
 
+// The functions here read declarations off CUDA C source without a
+// compiler: the entry points a translation unit declares and their
+// parameter names. Tests hold the generated twins to the Go kernels with
+// them.
+
 import (
-	"embed"
 	"fmt"
-	"io/fs"
 	"regexp"
-	"sort"
 	"strings"
 )
-
-// Twins holds the CUDA C twin of every registry kernel,
-// kernels/<kernel name>.cu. It builds without the cuda tag so that a
-// tagless test can check that every kernel has a twin.
-//
-//go:embed kernels/*.cu
-var Twins embed.FS
-
-// Twin returns the source of the named kernel's twin.
-func Twin(kernel string) ([]byte, error) {
-	b, err := Twins.ReadFile("kernels/" + kernel + ".cu")
-	if err != nil {
-		return nil, fmt.Errorf("cuda: no twin for kernel %q: %w", kernel, err)
-	}
-	return b, nil
-}
-
-// TwinNames lists the kernels that have a twin, sorted.
-func TwinNames() []string {
-	ents, _ := fs.ReadDir(Twins, "kernels")
-	var names []string
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".cu"); ok && !e.IsDir() {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	return names
-}
 
 var (
 	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
