@@ -27,6 +27,8 @@ func (c ErrorCode) String() string {
 		return "cudaErrorInvalidConfiguration (invalid configuration argument)"
 	case ErrLaunchOutOfResources:
 		return "cudaErrorLaunchOutOfResources (too many resources requested for launch)"
+	case ErrCooperativeLaunchTooLarge:
+		return "cudaErrorCooperativeLaunchTooLarge (too many blocks in cooperative launch)"
 	}
 	return fmt.Sprintf("cudaError %d", int(c))
 }
@@ -83,6 +85,11 @@ func (d *Device) Validate(cfg Config) error {
 		perWarp := roundUp(r*s.WarpSize, s.RegAllocUnit)
 		if need := warps * perWarp; need > s.RegsPerBlock {
 			return bad(ErrLaunchOutOfResources, "registers per block", "%d threads x %d registers need %d, maximum %d", blk.Size(), r, need, s.RegsPerBlock)
+		}
+	}
+	if cfg.Options.cooperative {
+		if err := d.cooperativeCheck(cfg); err != nil {
+			return err
 		}
 	}
 	if int64(grid.X)*int64(grid.Y)*int64(grid.Z)*int64(blk.Size()) >= 1<<32-1 {

@@ -60,6 +60,7 @@ type Options struct {
 	warpModel   WarpModel
 	sharedOptIn bool
 	profile     *Profile
+	cooperative bool
 }
 
 // WithSeed sets the seed of the RandomOrder schedule.
@@ -95,6 +96,14 @@ func (o Options) WithWarpModel(m WarpModel) Options { o.warpModel = m; return o 
 // to the device's opt-in maximum, as cudaFuncSetAttribute(...,
 // cudaFuncAttributeMaxDynamicSharedMemorySize, ...) does.
 func (o Options) WithSharedOptIn(on bool) Options { o.sharedOptIn = on; return o }
+
+// WithCooperative makes the launch cooperative, as cudaLaunchCooperativeKernel
+// does: grid.sync() (GridGroup.Sync) is legal in it, and the device refuses
+// it with ErrCooperativeLaunchTooLarge when the grid has more blocks than
+// can be co-resident (Device.CooperativeLimit, with Config.Registers and
+// the dynamic shared memory; static shared memory, unknown before the
+// kernel runs, counts as none).
+func (o Options) WithCooperative(on bool) Options { o.cooperative = on; return o }
 
 // WithProfile makes the launch fill p with its counters and timeline.
 //

@@ -47,6 +47,7 @@ type launch struct {
 	mu       sync.Mutex // guards findings and syncVars in parallel mode
 	findings findingSet
 	syncVars map[syncKey]*syncVar
+	coop     *coopState // cooperative groups and grid sync (coop.go), made on first use
 	prof     *Profile
 	stats    Counters
 }

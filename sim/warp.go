@@ -329,14 +329,6 @@ func (t *Thread) AllSync(mask uint32, pred bool) bool {
 	return t.collective(collAll, mask, boolBits(pred), 0, warpSize) != 0
 }
 
-// ActiveMask is __activemask(): the lanes of the warp that have not exited.
-// (On hardware it is the lanes converged at the call, which no program may
-// rely on; the simulator's answer is the largest set hardware could give.)
-func (t *Thread) ActiveMask() uint32 {
-	wp := &t.blk.warps[t.warp]
-	return wp.present &^ wp.exited
-}
-
 func widthOf(width []int) int {
 	if len(width) > 0 {
 		return width[0]

@@ -1,0 +1,208 @@
+package sim_test
+
+// grid.sync() under a cooperative launch: the grid-wide barrier orders
+// every block's accesses before it before every block's accesses after it;
+// the cooperative launch refuses a grid that cannot be co-resident, by the
+// occupancy rules; grid.sync() outside one is an error.
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+func coop(grid, block int, o ...sim.Options) sim.Config {
+	c := lin(grid, block, o...)
+	c.Options = c.Options.WithCooperative(true)
+	return c
+}
+
+// twoPhase: every thread writes its element, the grid synchronises, and
+// every thread reads an element of the next block; three rounds. With
+// gridSync false the grid.sync is replaced by a block barrier, which does
+// not order blocks.
+func twoPhase(data, out *sim.Buffer[int32], gridSync bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		grid := sim.ThisGrid(t)
+		block := sim.ThisThreadBlock(t)
+		i, n := grid.ThreadRank(), grid.NumThreads()
+		sync := func() {
+			if gridSync {
+				grid.Sync()
+			} else {
+				block.Sync()
+			}
+		}
+		for r := int32(0); r < 3; r++ {
+			data.Store(t, i, int32(i)+1000*r) //@gridW
+			sync()
+			out.Store(t, i, data.Load(t, (i+t.BlockDim.X)%n)) //@gridR
+			sync()
+		}
+	}
+}
+
+func TestNoRaceGridSyncTwoPhase(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []sim.Options{{}, random(1), random(2)} {
+		dev := sim.NewDevice(sim.H100)
+		data := zeroed[int32](t, dev, "data", 6*64)
+		out := zeroed[int32](t, dev, "out", 6*64)
+		wantClean(t, exec(t, dev, coop(6, 64, opts), twoPhase(data, out, true)))
+		for i, v := range out.ToHost() {
+			if v != int32((i+64)%(6*64))+2000 {
+				t.Fatalf("%v: out[%d] = %d", opts.Schedule(), i, v)
+			}
+		}
+	}
+}
+
+func TestRaceGridSyncReplacedByBlockSync(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	data := zeroed[int32](t, dev, "data", 6*64)
+	out := zeroed[int32](t, dev, "out", 6*64)
+	r := exec(t, dev, coop(6, 64), twoPhase(data, out, false))
+	f := wantRace(t, r, sim.GlobalSpace, "data", at(t, "gridW"), at(t, "gridR"))
+	if f.Current.Block == f.Previous.Block {
+		t.Errorf("want a race between blocks: %v", f)
+	}
+}
+
+// Threads that return before grid.sync count as arrived, as at
+// __syncthreads; the grid's results stay right.
+func TestNoRaceGridSyncWithExitedThreads(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	const grid, block = 4, 64
+	sums := zeroed[int32](t, dev, "sums", grid)
+	out := zeroed[int32](t, dev, "out", grid)
+	wantClean(t, exec(t, dev, coop(grid, block), func(t *sim.Thread) {
+		if t.ThreadIdx.X%3 == 0 && t.ThreadIdx.X != 0 {
+			return // a third of the threads, never thread 0, leave early
+		}
+		if t.ThreadIdx.X == 0 {
+			sums.Store(t, t.BlockIdx.X, int32(t.BlockIdx.X+1))
+		}
+		sim.ThisGrid(t).Sync()
+		if t.ThreadIdx.X == 1 {
+			var s int32
+			for b := 0; b < grid; b++ {
+				s += sums.Load(t, b)
+			}
+			out.Store(t, t.BlockIdx.X, s)
+		}
+	}))
+	for b, v := range out.ToHost() {
+		if v != 10 {
+			t.Fatalf("out[%d] = %d, want 10", b, v)
+		}
+	}
+}
+
+// A block whose threads all return before grid.sync never arrives: the
+// others wait for it forever, as on a GPU, and the launch reports it.
+func TestDeadlockGridSyncBlockExited(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	r := exec(t, dev, coop(3, 32), func(t *sim.Thread) {
+		if t.BlockIdx.X == 1 {
+			return
+		}
+		sim.ThisGrid(t).Sync()
+	})
+	wantKind(t, r, sim.Deadlock)
+}
+
+func TestPanicGridSyncOutsideCooperativeLaunch(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	valid := zeroed[int32](t, dev, "valid", 1)
+	r := exec(t, dev, lin(2, 32), func(t *sim.Thread) {
+		g := sim.ThisGrid(t)
+		valid.Store(t, 0, b2i(g.IsValid()))
+		g.Sync() //@badGridSync
+	})
+	f := wantKind(t, r, sim.KernelPanic)
+	if f.Current.Site != at(t, "badGridSync") || !r.Aborted {
+		t.Errorf("finding %v, want a fatal one at %s", f, at(t, "badGridSync"))
+	}
+	if valid.ToHost()[0] != 0 {
+		t.Error("grid.is_valid() in a launch that is not cooperative")
+	}
+}
+
+// The cooperative launch refuses a grid larger than SMs x blocks per SM,
+// the latter by the occupancy rules with registers and shared memory.
+func TestCooperativeLaunchLimit(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	spec := dev.Spec()
+	for _, c := range []struct {
+		block, regs, shared int
+	}{
+		{1024, 0, 0}, {256, 0, 0}, {128, 64, 0}, {1024, 64, 0}, {256, 32, 100 << 10}, {32, 0, 0}, {96, 40, 4000},
+	} {
+		o, err := spec.CalcOccupancy(c.block, c.regs, c.shared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := o.BlocksPerSM * spec.SMs
+		cfg := sim.Config{Grid: sim.Dim(want), Block: sim.Dim(c.block), Registers: c.regs, SharedBytes: c.shared,
+			Options: sim.Options{}.WithCooperative(true).WithSharedOptIn(true)}
+		got, err := dev.CooperativeLimit(cfg, 0)
+		if err != nil || got != want {
+			t.Errorf("%+v: CooperativeLimit = %d, %v; want %d", c, got, err, want)
+		}
+		if err := dev.Validate(cfg); err != nil {
+			t.Errorf("%+v: a grid of %d blocks refused: %v", c, want, err)
+		}
+		cfg.Grid = sim.Dim(want + 1)
+		var le *sim.LaunchError
+		if err := dev.Validate(cfg); !errors.As(err, &le) || le.Code != sim.ErrCooperativeLaunchTooLarge {
+			t.Errorf("%+v: a grid of %d blocks: %v, want cudaErrorCooperativeLaunchTooLarge", c, want+1, err)
+		}
+		cfg.Options = cfg.Options.WithCooperative(false)
+		if err := dev.Validate(cfg); err != nil {
+			t.Errorf("%+v: a launch that is not cooperative refused: %v", c, err)
+		}
+	}
+	if n, _ := dev.CooperativeLimit(sim.Config{Block: sim.Dim(1024)}, 0); n != 2*132 {
+		t.Errorf("H100, 1024 threads: %d blocks, want 264", n)
+	}
+	if n, _ := dev.CooperativeLimit(sim.Config{Block: sim.Dim(256)}, 60<<10); n != 3*132 {
+		t.Errorf("H100, 256 threads and 60 KiB of static shared memory: %d blocks, want 396", n)
+	}
+}
+
+// A grid at the cooperative limit runs: every block resident at once.
+func TestNoRaceGridSyncAtTheLimit(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.T4) // 40 SMs, 1 block of 1024 threads each
+	n, err := dev.CooperativeLimit(sim.Config{Block: sim.Dim(1024)}, 0)
+	if err != nil || n != 40 {
+		t.Fatalf("T4 limit %d, %v", n, err)
+	}
+	flags := zeroed[int32](t, dev, "flags", n)
+	out := zeroed[int32](t, dev, "out", n)
+	wantClean(t, exec(t, dev, coop(n, 1024, sim.Options{}.WithDetection(false)), func(t *sim.Thread) {
+		g := sim.ThisGrid(t)
+		if t.ThreadIdx.X == 0 {
+			flags.Store(t, g.BlockRank(), 1)
+		}
+		g.Sync()
+		if t.ThreadIdx.X == 0 {
+			var s int32
+			for b := 0; b < g.NumBlocks(); b++ {
+				s += flags.Load(t, b)
+			}
+			out.Store(t, g.BlockRank(), s)
+		}
+	}))
+	for b, v := range out.ToHost() {
+		if v != int32(n) {
+			t.Fatalf("out[%d] = %d, want %d", b, v, n)
+		}
+	}
+}
