@@ -1201,30 +1201,30 @@ extern "C" __global__ void MatmulTiled32(float *A, float *B, float *C, int N)
 
 __device__ float sigmoid32(float x);
 
-#line 219 "kernels/elementwise.go"
+#line 221 "kernels/elementwise.go"
 __device__ float sigmoid32(float x)
 {
-#line 220 "kernels/elementwise.go"
+#line 222 "kernels/elementwise.go"
 	float e = (float)exp((double)(-x));
-#line 221 "kernels/elementwise.go"
+#line 223 "kernels/elementwise.go"
 	return 1.0f / (1.0f + e);
 }
 
-#line 230 "kernels/elementwise.go"
+#line 232 "kernels/elementwise.go"
 extern "C" __global__ void ParallelMap(float *input, float *output, int n)
 {
-#line 232 "kernels/elementwise.go"
-	long long idx = ((long long)blockIdx.x * (long long)blockDim.x) + (long long)threadIdx.x;
-#line 233 "kernels/elementwise.go"
-	if (idx < (long long)n) {
 #line 234 "kernels/elementwise.go"
-		float x = input[idx];
+	long long idx = ((long long)blockIdx.x * (long long)blockDim.x) + (long long)threadIdx.x;
 #line 235 "kernels/elementwise.go"
+	if (idx < (long long)n) {
+#line 236 "kernels/elementwise.go"
+		float x = input[idx];
+#line 237 "kernels/elementwise.go"
 		output[idx] = sigmoid32(x);
 	}
 }
 `,
-		Pos: "kernels/elementwise.go:230",
+		Pos: "kernels/elementwise.go:232",
 	})
 	twin.Register(ParallelSearch, twin.Twin{
 		Entry:  "ParallelSearch",
