@@ -74,3 +74,19 @@ func TestTwinsCompileWithClang(t *testing.T) {
 		t.Fatal("no twins compiled")
 	}
 }
+
+// BenchmarkTranslateRegistry times what go generate does for the registry:
+// loading and type-checking package kernels (go/packages, which runs go
+// list) and translating every kernel. The target is under a second.
+func BenchmarkTranslateRegistry(b *testing.B) {
+	var n int
+	for b.Loop() {
+		res, err := translate.Load(".", ".")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(res.Kernels)
+	}
+	b.ReportMetric(float64(n), "kernels")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/registry")
+}
