@@ -247,14 +247,17 @@ func RadixScatterPairs[K int32 | uint32](keysIn, keysOut *sim.Buffer[K], valsIn,
 }
 
 // radixSortLoop sorts keys[0:n] (with vals, when non-nil) in radixPasses
-// passes of three launches, ping-ponging with keysTmp (and valsTmp); the
-// result ends in keys (and vals).
-func radixSortLoop[K int32 | uint32](b Backend, keys, keysTmp, vals, valsTmp, counts Mem, n, block int) error {
+// passes of three launches, hist (RadixHistogram[K]), RadixScan and scatter
+// (RadixScatter[K], or RadixScatterPairs[K] with vals), ping-ponging with
+// keysTmp (and valsTmp); the result ends in keys (and vals). The kernels
+// come as the registry entry's instances, named in non-generic code, which
+// is where the translator and the twins' registry find them.
+func radixSortLoop(b Backend, hist, scatter any, keys, keysTmp, vals, valsTmp, counts Mem, n, block int) error {
 	grid := cover(n, block*radixItems)
 	m := radixDigits * grid
 	for pass := 0; pass < radixPasses; pass++ {
 		shift := int32(pass * radixBits)
-		if err := b.Launch(RadixHistogram[K], sim.Dim(grid), sim.Dim(block), 0, keys, counts, int32(n), shift); err != nil {
+		if err := b.Launch(hist, sim.Dim(grid), sim.Dim(block), 0, keys, counts, int32(n), shift); err != nil {
 			return err
 		}
 		if err := b.Launch(RadixScan, sim.Dim(1), sim.Dim(radixScanTB), 0, counts, int32(m)); err != nil {
@@ -262,9 +265,9 @@ func radixSortLoop[K int32 | uint32](b Backend, keys, keysTmp, vals, valsTmp, co
 		}
 		var err error
 		if vals == nil {
-			err = b.Launch(RadixScatter[K], sim.Dim(grid), sim.Dim(block), 0, keys, keysTmp, counts, int32(n), shift)
+			err = b.Launch(scatter, sim.Dim(grid), sim.Dim(block), 0, keys, keysTmp, counts, int32(n), shift)
 		} else {
-			err = b.Launch(RadixScatterPairs[K], sim.Dim(grid), sim.Dim(block), 0, keys, keysTmp, vals, valsTmp, counts, int32(n), shift)
+			err = b.Launch(scatter, sim.Dim(grid), sim.Dim(block), 0, keys, keysTmp, vals, valsTmp, counts, int32(n), shift)
 			vals, valsTmp = valsTmp, vals
 		}
 		if err != nil {
@@ -278,7 +281,7 @@ func radixSortLoop[K int32 | uint32](b Backend, keys, keysTmp, vals, valsTmp, co
 // runRadix is the radix_sort drivers' body: Inputs[0] the keys, and for
 // pairs Inputs[1] the int32 values; the Result is the sorted keys (and the
 // values in the same order).
-func runRadix[K int32 | uint32](b Backend, c Case, pairs bool) (Result, error) {
+func runRadix[K int32 | uint32](b Backend, c Case, hist, scatter any, pairs bool) (Result, error) {
 	keys := c.Inputs[0].([]K)
 	n := len(keys)
 	if n == 0 {
@@ -291,12 +294,12 @@ func runRadix[K int32 | uint32](b Backend, c Case, pairs bool) (Result, error) {
 	counts := scratch[uint32](radixDigits * cover(n, block*radixItems))
 	if !pairs {
 		return runBuffers(b, []devBuf{inOut(keys), scratch[K](n), counts}, func(m []Mem) error {
-			return radixSortLoop[K](b, m[0], m[1], nil, nil, m[2], n, block)
+			return radixSortLoop(b, hist, scatter, m[0], m[1], nil, nil, m[2], n, block)
 		})
 	}
 	vals := c.Inputs[1].([]int32)
 	return runBuffers(b, []devBuf{inOut(keys), scratch[K](n), inOut(vals), scratch[int32](n), counts}, func(m []Mem) error {
-		return radixSortLoop[K](b, m[0], m[1], m[2], m[3], m[4], n, block)
+		return radixSortLoop(b, hist, scatter, m[0], m[1], m[2], m[3], m[4], n, block)
 	})
 }
 
@@ -357,17 +360,16 @@ Launches: per pass, RadixHistogram and RadixScatter over ceil(n / (T*8))
 blocks of T threads (default 256; T <= 512), each thread taking 8 keys, and
 RadixScan in one block of 256; 8 passes of 4 bits, 24 launches for any n.`
 
-func radixKernel[K int32 | uint32](name, doc string, pairs bool) *Kernel {
-	scatter := any(RadixScatter[K])
-	if pairs {
-		scatter = RadixScatterPairs[K]
-	}
+// radixKernel is a radix sort's registry entry, sorting keys of K with the
+// instances hist (RadixHistogram[K]) and scatter (RadixScatter[K], or
+// RadixScatterPairs[K] for pairs).
+func radixKernel[K int32 | uint32](name, doc string, hist, scatter any, pairs bool) *Kernel {
 	return &Kernel{
 		Name:      name,
 		Doc:       doc + radixCaseDoc,
 		Seed:      "001",
-		Funcs:     []any{RadixHistogram[K], RadixScan, scatter},
-		Run:       func(b Backend, c Case) (Result, error) { return runRadix[K](b, c, pairs) },
+		Funcs:     []any{hist, RadixScan, scatter},
+		Run:       func(b Backend, c Case) (Result, error) { return runRadix[K](b, c, hist, scatter, pairs) },
 		Reference: func(c Case) Result { return radixReference[K](c, pairs) },
 		Generate: func(r *rand.Rand, n, block int) Case {
 			in := []any{randRadixKeys[K](r, n)}
@@ -386,13 +388,15 @@ var radixSortInt32 = register(radixKernel[int32]("radix_sort_int32",
 
 Per pass: per-block digit histograms, one exclusive scan over blocks, a
 stable scatter. Negative keys sort first (the sign bit is flipped for the
-digits). Case: Inputs[0] []int32 keys; Result: the sorted keys.`, false))
+digits). Case: Inputs[0] []int32 keys; Result: the sorted keys.`,
+	RadixHistogram[int32], RadixScatter[int32], false))
 
 var radixSortUint32 = register(radixKernel[uint32]("radix_sort_uint32",
 	`radix_sort_uint32: stable LSD radix sort of uint32, 4 bits per pass.
 
 radix_sort_int32's kernels instantiated for uint32 (no sign flip). Case:
-Inputs[0] []uint32 keys; Result: the sorted keys.`, false))
+Inputs[0] []uint32 keys; Result: the sorted keys.`,
+	RadixHistogram[uint32], RadixScatter[uint32], false))
 
 var radixSortPairsInt32 = register(radixKernel[int32]("radix_sort_pairs_int32",
 	`radix_sort_pairs_int32: stable LSD radix sort of int32 keys carrying int32 values (indices).
@@ -400,11 +404,12 @@ var radixSortPairsInt32 = register(radixKernel[int32]("radix_sort_pairs_int32",
 radix_sort_int32 with RadixScatterPairs, which moves each key's value with
 it. Case: Inputs[0] []int32 keys, Inputs[1] []int32 values (Generate: the
 indices 0..n-1, so the result is the stable sorting permutation); Result: the
-sorted keys, the values in the same order.`, true))
+sorted keys, the values in the same order.`,
+	RadixHistogram[int32], RadixScatterPairs[int32], true))
 
 var radixSortPairsUint32 = register(radixKernel[uint32]("radix_sort_pairs_uint32",
 	`radix_sort_pairs_uint32: stable LSD radix sort of uint32 keys carrying int32 values (indices).
 
 radix_sort_pairs_int32 for uint32 keys. Case: Inputs[0] []uint32 keys,
 Inputs[1] []int32 values; Result: the sorted keys, the values in the same
-order.`, true))
+order.`, RadixHistogram[uint32], RadixScatterPairs[uint32], true))
