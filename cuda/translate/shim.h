@@ -36,6 +36,8 @@ __device__ __forceinline__ int __syncthreads_and(int p) { return __nvvm_bar0_and
 __device__ __forceinline__ int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
 __device__ __forceinline__ void __threadfence(void) { __nvvm_membar_gl(); }
 __device__ __forceinline__ void __threadfence_block(void) { __nvvm_membar_cta(); }
+__device__ __forceinline__ void __threadfence_system(void) { __nvvm_membar_sys(); }
+__device__ __forceinline__ void __nanosleep(unsigned int ns) { __asm__ __volatile__("nanosleep.u32 %0;" ::"r"(ns)); }
 
 // ---- warps ----
 __device__ __forceinline__ void __syncwarp(unsigned int mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }

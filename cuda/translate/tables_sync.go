@@ -1,0 +1,78 @@
+package translate
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/types"
+)
+
+// Translations of sim's memory-order operations: volatile loads and stores,
+// __threadfence_system, cuda::atomic_thread_fence and __nanosleep. This
+// file's init runs after tables.go's (files initialise in name order),
+// which makes simCalls.
+func init() {
+	u32 := types.Uint32
+	simCalls["Buffer.LoadVolatile"] = simCall{"((volatile T*)b)[i]", classLoad, emitLoadVolatile}
+	simCalls["Buffer.StoreVolatile"] = simCall{"((volatile T*)b)[i] = v", classEffect, emitStoreVolatile}
+	simCalls["Thread.ThreadFenceSystem"] = simCall{"__threadfence_system()", classEffect, fixed("__threadfence_system()")}
+	simCalls["Thread.Nanosleep"] = simCall{"__nanosleep(ns)", classEffect, fixed("__nanosleep(%0)", u32)}
+	simCalls["Thread.AtomicThreadFence"] = simCall{"cuda::atomic_thread_fence(order, scope), as PTX fence", classEffect, emitAtomicThreadFence}
+	// Cooperative groups need cg types for their variables and
+	// cooperative_groups.h (or a shim of it) in the twin: not yet
+	// translated, and refused with the call's position.
+	for name, c := range map[string]string{
+		"ThisThreadBlock":  "cg::this_thread_block()",
+		"ThisGrid":         "cg::this_grid()",
+		"CoalescedThreads": "cg::coalesced_threads()",
+	} {
+		simCalls[name] = simCall{c, classNone, refuseCooperativeGroups}
+	}
+}
+
+func refuseCooperativeGroups(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+	f.errorf(c.Pos(), "cooperative groups are not translated to CUDA yet; use the warp intrinsics (ShflSync, SyncWarp, ...) and SyncThreads")
+	return "0"
+}
+
+func emitLoadVolatile(f *fn, c *ast.CallExpr, recv ast.Expr, _ bool) string {
+	e, _ := f.tr.isBuffer(f.typeOf(recv))
+	return "((volatile " + f.tr.ctype(e) + " *)" + f.expr(recv) + ")[" + f.index(c.Args[1]) + "]"
+}
+
+func emitStoreVolatile(f *fn, c *ast.CallExpr, recv ast.Expr, stmt bool) string {
+	e, _ := f.tr.isBuffer(f.typeOf(recv))
+	if !stmt {
+		f.errorf(c.Pos(), "StoreVolatile has no value")
+		return "0"
+	}
+	return "((volatile " + f.tr.ctype(e) + " *)" + f.expr(recv) + ")[" + f.index(c.Args[1]) + "] = " + strip(f.valueAs(c.Args[2], e))
+}
+
+// emitAtomicThreadFence writes cuda::atomic_thread_fence(order, scope) as
+// the PTX fence libcu++ compiles it to, so that the twin needs no libcu++
+// header: relaxed is no fence, seq_cst is fence.sc, the other orders
+// fence.acq_rel, at .cta, .gpu or .sys. Order and scope must be constants.
+func emitAtomicThreadFence(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+	order, ok1 := f.simConst(c.Args[0])
+	scope, ok2 := f.simConst(c.Args[1])
+	if !ok1 || !ok2 {
+		f.errorf(c.Pos(), "AtomicThreadFence takes a constant order and scope (sim.MemoryOrder..., sim.ThreadScope...)")
+		return "0"
+	}
+	sem := map[int64]string{1: "acq_rel", 2: "acq_rel", 3: "acq_rel", 4: "sc"}[order] // sim.MemoryOrder's values
+	if sem == "" {
+		return "((void)0)" // memory_order_relaxed: no fence
+	}
+	sc := map[int64]string{0: "sys", 1: "gpu", 2: "cta"}[scope] // sim.ThreadScope's values
+	return `asm volatile("fence.` + sem + "." + sc + `;" ::: "memory")`
+}
+
+// simConst is the value of a constant argument (a sim.MemoryOrder or
+// sim.ThreadScope), if it is one.
+func (f *fn) simConst(e ast.Expr) (int64, bool) {
+	tv, ok := f.tr.info.Types[e]
+	if !ok || tv.Value == nil {
+		return 0, false
+	}
+	return constant.Int64Val(tv.Value)
+}
