@@ -108,13 +108,18 @@
 // # Warps
 //
 // Lanes of a warp are independent threads (Volta's independent thread
-// scheduling): they are ordered only by SyncWarp and the *_sync collectives
-// (ShflSync, ShflUpSync, ShflDownSync, ShflXorSync, BallotSync, AnySync,
-// AllSync, MatchAnySync). A collective completes when every lane named in
-// its mask has arrived with the same collective and mask; a mask naming a
-// lane that has exited or does not exist, or lanes meeting in different
-// collectives, is a WarpDivergence finding that aborts the launch, and a
-// lane that never arrives is reported as a deadlock. Options.WithWarpModel
+// scheduling). They meet in SyncWarp and the *_sync collectives (ShflSync,
+// ShflUpSync, ShflDownSync, ShflXorSync, BallotSync, AnySync, AllSync,
+// MatchAnySync, MatchAllSync, ReduceAddSync and the other reductions), but
+// only SyncWarp orders their memory accesses, as in PTX. A collective
+// completes when every lane named in its mask that has not exited has
+// arrived with the same collective and mask: lanes that exited or do not
+// exist take no part, and reading a value from one is an InvalidShuffle
+// finding. Lanes meeting in different collectives, or a mask without the
+// caller, are a WarpDivergence finding that aborts the launch, and a
+// lane that never arrives is reported as a deadlock. ActiveMask and the
+// cooperative groups (ThisThreadBlock, TiledPartitionOf, CoalescedThreads,
+// ThisGrid) are described in coop.go and grid.go. Options.WithWarpModel
 // (Lockstep) approximates pre-Volta warps instead (see Lockstep).
 //
 // # Atomics and fences
@@ -126,7 +131,12 @@
 // publishes the thread's accesses before the fence; an atomic followed by a
 // fence acquires what earlier releases to that element published. A lock
 // built from AtomicCAS, fences and AtomicExch therefore orders the accesses it
-// protects; without the fences it does not, and they race.
+// protects; without the fences it does not, and they race. Volatile loads
+// and stores (LoadVolatile, StoreVolatile) and AtomicRef's operations with a
+// MemoryOrder and a ThreadScope are strong like atomics. RATIONALE.md's
+// happens-before table lists which operation orders what, at which scope,
+// by which PTX rule, and where gpusim accepts what the Programming Guide
+// documents beyond it.
 //
 // # Determinism
 //
