@@ -99,6 +99,10 @@ func rmw[T Elem](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32, ord
 		t.badIndex(&b.mem, i, kind != accRead)
 	}
 	w := t.w
+	if w.l.aborted.Load() {
+		t.halt()
+	}
+	w.tick()
 	if kind == accAtomic {
 		w.stats.Atomics++
 	}
@@ -174,6 +178,10 @@ func (t *Thread) ThreadFenceBlock() { t.fence(true) }
 
 func (t *Thread) fence(blockScope bool) {
 	w := t.w
+	if w.l.aborted.Load() {
+		t.halt()
+	}
+	w.tick()
 	w.stats.Fences++
 	if w.l.opts.schedule == RandomOrder {
 		t.yield()

@@ -50,6 +50,10 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 	b := t.blk
 	cls := w.sites.entrySite(callerPCs01()) // barrier <- SyncThreads (inlined or not) <- the kernel
 	s := cls.site
+	if w.l.aborted.Load() {
+		t.halt()
+	}
+	w.tick()
 	w.stats.Barriers++
 	bar := &b.bar
 	if bar.waiting == 0 {

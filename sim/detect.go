@@ -551,6 +551,9 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 		t.badIndex(m, i, kind != accRead)
 	}
 	l := t.w.l
+	if l.aborted.Load() {
+		t.halt()
+	}
 	var s site
 	if l.detect || l.prof != nil {
 		cls := t.w.sites.entrySite(callerPCs12())
@@ -561,8 +564,8 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 			// here rather than called: a call level was a tenth of the
 			// cost of a checked access.
 			fn, line := cls.fn, cls.line
-			if m.shadow == nil {
-				m.shadow = make([]cell, m.n)
+			if m.shadow == nil || m.dev != l.dev {
+				t.firstShadow(m, s)
 			}
 			h := &t.x.hb
 			h.notePast(fn, line, s)
@@ -645,9 +648,11 @@ func (t *Thread) spinAccount(m *mem, i int, changed bool) {
 			t.ops = defaultBudget
 			if t.x.spin.looksStuck() {
 				t.spinYield()
+				t.resumeWatch()
 			}
 		}
 	} else {
+		t.periodic(m)
 		if l.detect || l.prof != nil {
 			t.ops--
 		} else {
@@ -683,6 +688,9 @@ type spinWatch struct {
 	n        int
 	overflow bool
 	changed  bool
+	// confirm is set while a resumed spinner is confirmed to keep to the
+	// addresses it spun on (see resumeWatch): a new one ends the spin.
+	confirm bool
 }
 
 func (s *spinWatch) reset() { *s = spinWatch{} }
@@ -697,7 +705,7 @@ func (s *spinWatch) note(m int32, i int, changed bool) {
 			return
 		}
 	}
-	if s.n == len(s.addrs) {
+	if s.n == len(s.addrs) || s.confirm {
 		s.overflow = true
 		return
 	}

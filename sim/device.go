@@ -3,23 +3,78 @@ package sim
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // A Device is one simulated GPU: a Spec, the global buffers allocated on it,
-// and the launches run on it. A Device is not safe for concurrent use: like a
-// CUDA stream, it runs one launch at a time, in the order they are made.
+// and the launches run on it. Make one with NewDevice; the zero value is
+// refused by every method with a *MisuseError.
+//
+// A Device is safe for concurrent use, and serialises like one CUDA stream:
+// launches and the host copies of its buffers (CopyFromHost, CopyToHost,
+// ToHost, Memset, Free) made from different goroutines run one at a time,
+// each whole. What runs concurrently is only the simulator's own parallel
+// workers (Options.WithWorkers) inside one launch.
 type Device struct {
-	spec      Spec
-	mu        sync.Mutex
-	buffers   []*mem // every live buffer: their shadows are dropped when thread ids wrap (takeGids)
-	allocated int64
-	nextID    int32
-	totals    Counters
+	spec Spec
+	made bool // set by NewDevice: the zero value is not a device
+	// stream serialises launches and host copies.
+	stream sync.Mutex
+	// hung is set when the watchdog abandoned a launch whose thread never
+	// came back (see the package doc's # Watchdog): the device is unusable
+	// from then on, as a CUDA context is after cudaErrorLaunchTimeout.
+	hung   atomic.Bool
+	hungAt string // the abandoned thread and line, for the error
+
+	mu          sync.Mutex
+	closed      bool
+	buffers     []*mem // every live buffer: their shadows are dropped when thread ids wrap (takeGids)
+	allocated   int64
+	shadowBytes int64 // host bytes of the live buffers' shadow memory
+	nextID      int32
+	totals      Counters
 	// nextGid is the first thread id of the next launch. Thread ids run on
 	// from launch to launch, so that a shadow record whose id is below the
 	// current launch's first is known to be older than the launch (ordered
 	// before it) without clearing any shadow memory between launches.
 	nextGid uint32
+}
+
+// MisuseError is host code using the simulator in a way CUDA would refuse or
+// that has no meaning: a buffer after Free or freed twice, a zero-value,
+// closed or hung Device, a buffer of another Device, a Thread after its
+// launch. Code is the CUDA error the same mistake gets from the runtime.
+type MisuseError struct {
+	Code ErrorCode
+	Op   string // what was attempted: "Launch", "CopyToHost", "Free", ...
+	What string // what is wrong
+}
+
+func (e *MisuseError) Error() string {
+	return fmt.Sprintf("sim: %s: %s (%v)", e.Op, e.What, e.Code)
+}
+
+// usable reports why d cannot be used for op, or nil.
+func (d *Device) usable(op string) error {
+	switch {
+	case d == nil:
+		return &MisuseError{Code: ErrInvalidValue, Op: op, What: "nil *Device"}
+	case !d.made:
+		return &MisuseError{Code: ErrInvalidValue, Op: op, What: "zero-value Device: make one with sim.NewDevice(spec)"}
+	case d.hung.Load():
+		d.mu.Lock()
+		at := d.hungAt
+		d.mu.Unlock()
+		return &MisuseError{Code: ErrLaunchTimeout, Op: op,
+			What: "the Device is unusable: the watchdog abandoned a launch whose thread never came back (" + at + "); make a new Device"}
+	}
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return &MisuseError{Code: ErrInvalidValue, Op: op, What: "the Device is closed"}
+	}
+	return nil
 }
 
 // takeGids reserves n thread ids for a launch and returns the first. When
@@ -30,7 +85,7 @@ func (d *Device) takeGids(n int) uint32 {
 	if d.nextGid == 0 || uint64(d.nextGid)+uint64(n) >= 1<<32 {
 		d.mu.Lock()
 		for _, m := range d.buffers {
-			m.shadow = nil
+			d.dropShadow(m)
 		}
 		d.mu.Unlock()
 		d.nextGid = 1
@@ -42,7 +97,46 @@ func (d *Device) takeGids(n int) uint32 {
 
 // NewDevice returns a device of the given model with no memory allocated.
 func NewDevice(spec Spec) *Device {
-	return &Device{spec: spec}
+	return &Device{spec: spec, made: true}
+}
+
+// Close frees every buffer of the device and stops the simulator's idle
+// coroutines, so that no goroutine of the simulator is left behind (a
+// goroutine-leak check after Close passes). Later use of the device or its
+// buffers is a *MisuseError. Closing a closed device does nothing.
+//
+// The idle coroutines are shared by every Device of the process (creating
+// them is what a launch would otherwise spend most on); another Device's
+// next launch makes new ones. Close cannot stop the goroutines of a launch
+// the watchdog abandoned: they end when the stray thread next calls into
+// sim, or never (see the package doc's # Watchdog).
+func (d *Device) Close() error {
+	if d == nil || !d.made {
+		return d.usable("Close")
+	}
+	if !d.hung.Load() {
+		// Wait for a launch in progress; an abandoned one never returns
+		// the stream.
+		d.stream.Lock()
+		defer d.stream.Unlock()
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	for _, m := range d.buffers {
+		m.freed = true
+		d.dropShadow(m)
+		m.release()
+		hostReserved.Add(-m.bytes)
+	}
+	d.buffers = nil
+	d.allocated = 0
+	d.mu.Unlock()
+	drainIdle()
+	return nil
 }
 
 // Counters returns what every launch on the device so far did, summed.
@@ -56,19 +150,30 @@ func (d *Device) Counters() Counters {
 // Spec returns the device's model.
 func (d *Device) Spec() Spec { return d.spec }
 
-func (d *Device) register(m *mem) error {
+// reserve checks an allocation of bytes against the device's memory, and
+// the host's, before any host memory is touched, and accounts for it.
+func (d *Device) reserve(name string, bytes int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	bytes := int64(m.n) * int64(m.elemSize)
 	if d.allocated+bytes > d.spec.GlobalMemory {
 		return &LaunchError{Code: ErrMemoryAllocation, Limit: "global memory",
-			Detail: fmt.Sprintf("%d bytes requested, %d of %d in use", bytes, d.allocated, d.spec.GlobalMemory)}
+			Detail: fmt.Sprintf("buffer %q: %d bytes requested, %d of %d in use", name, bytes, d.allocated, d.spec.GlobalMemory)}
 	}
+	if err := hostCanHold(bytes); err != nil {
+		return &LaunchError{Code: ErrMemoryAllocation, Limit: "host memory",
+			Detail: fmt.Sprintf("buffer %q: %v; the simulator keeps device memory in host memory", name, err)}
+	}
+	d.allocated += bytes
+	hostReserved.Add(bytes)
+	return nil
+}
+
+func (d *Device) register(m *mem) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.nextID++
 	m.id = d.nextID
-	d.allocated += bytes
 	d.buffers = append(d.buffers, m)
-	return nil
 }
 
 func (d *Device) unregister(m *mem) {
@@ -77,8 +182,40 @@ func (d *Device) unregister(m *mem) {
 	for i, b := range d.buffers {
 		if b == m {
 			d.buffers = append(d.buffers[:i], d.buffers[i+1:]...)
-			d.allocated -= int64(m.n) * int64(m.elemSize)
+			d.allocated -= m.bytes
+			hostReserved.Add(-m.bytes)
+			d.dropShadow(m)
 			return
 		}
 	}
+}
+
+// dropShadow releases m's shadow memory; d.mu is held.
+func (d *Device) dropShadow(m *mem) {
+	if m.shadow != nil {
+		b := int64(len(m.shadow)) * cellBytes
+		d.shadowBytes -= b
+		hostReserved.Add(-b)
+		m.shadow = nil
+	}
+}
+
+// allocShadow gives global buffer m its shadow memory, if the launch's
+// shadow budget and the host allow it, and reports how much was asked for
+// otherwise.
+func (d *Device) allocShadow(m *mem, budget int64) error {
+	need := int64(m.n) * cellBytes
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if budget > 0 && d.shadowBytes+need > budget {
+		return fmt.Errorf("detection needs %d bytes of shadow memory for it (%d elements x %d bytes), and the device's buffers already hold %d of the budget of %d bytes (Options.WithShadowBudget); run it with detection off, or raise the budget",
+			need, m.n, cellBytes, d.shadowBytes, budget)
+	}
+	if err := hostCanHold(need); err != nil {
+		return fmt.Errorf("detection needs %d bytes of shadow memory for it, more than the host can hold: %v; run it with detection off", need, err)
+	}
+	m.shadow = make([]cell, m.n)
+	d.shadowBytes += need
+	hostReserved.Add(need)
+	return nil
 }

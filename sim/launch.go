@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"context"
 	"fmt"
+	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +18,12 @@ const (
 	ErrMemoryAllocation     ErrorCode = 2   // cudaErrorMemoryAllocation: "out of memory"
 	ErrInvalidConfiguration ErrorCode = 9   // cudaErrorInvalidConfiguration: "invalid configuration argument"
 	ErrLaunchOutOfResources ErrorCode = 701 // cudaErrorLaunchOutOfResources: "too many resources requested for launch"
+	ErrLaunchTimeout        ErrorCode = 702 // cudaErrorLaunchTimeout: "the launch timed out and was terminated" (sticky)
+
+	// ErrSimulatorLimit is no CUDA error: the request is legal on the GPU
+	// but beyond what the simulator can do (a grid of 2^32 threads or more,
+	// which its 32-bit thread ids cannot number).
+	ErrSimulatorLimit ErrorCode = -1
 )
 
 func (c ErrorCode) String() string {
@@ -29,6 +38,10 @@ func (c ErrorCode) String() string {
 		return "cudaErrorLaunchOutOfResources (too many resources requested for launch)"
 	case ErrCooperativeLaunchTooLarge:
 		return "cudaErrorCooperativeLaunchTooLarge (too many blocks in cooperative launch)"
+	case ErrLaunchTimeout:
+		return "cudaErrorLaunchTimeout (the launch timed out and was terminated)"
+	case ErrSimulatorLimit:
+		return "gpusim limit (legal on the GPU, beyond the simulator)"
 	}
 	return fmt.Sprintf("cudaError %d", int(c))
 }
@@ -48,6 +61,9 @@ func (e *LaunchError) Error() string {
 // Validate checks a launch shape against the device's limits, as the CUDA
 // runtime does before it runs anything.
 func (d *Device) Validate(cfg Config) error {
+	if err := d.usable("Validate"); err != nil {
+		return err
+	}
 	s := &d.spec
 	grid, blk := cfg.Grid.norm(), cfg.Block.norm()
 	bad := func(code ErrorCode, limit, format string, args ...any) error {
@@ -93,7 +109,8 @@ func (d *Device) Validate(cfg Config) error {
 		}
 	}
 	if int64(grid.X)*int64(grid.Y)*int64(grid.Z)*int64(blk.Size()) >= 1<<32-1 {
-		return bad(ErrInvalidConfiguration, "threads per grid", "the simulator numbers threads in 32 bits: at most %d threads per launch", uint32(1<<32-2))
+		return bad(ErrSimulatorLimit, "threads per grid", "%d threads: the simulator numbers threads in 32 bits, at most %d per launch (the GPU would run it)",
+			int64(grid.X)*int64(grid.Y)*int64(grid.Z)*int64(blk.Size()), uint32(1<<32-2))
 	}
 	return nil
 }
@@ -106,31 +123,74 @@ func roundUp(x, unit int) int {
 }
 
 // Launch runs kernel k over the grid and blocks until every thread has
-// exited, the launch was aborted, or no thread can make progress.
+// exited, the launch was aborted, or no thread can make progress. It is
+// LaunchContext with a context that is never cancelled.
 //
 // It returns a *LaunchError if the shape or resources are refused (nothing
-// ran), a *Report if the run produced findings (races, divergence, deadlock,
-// out-of-bounds, uninitialised reads, panics), and nil for a clean run.
+// ran), a *MisuseError if the Device cannot be used (a zero value, closed,
+// or unusable after an abandoned launch), a *Report if the run produced
+// findings (races, divergence, deadlock, out-of-bounds, uninitialised
+// reads, panics, hangs), and nil for a clean run.
 func (d *Device) Launch(cfg Config, k Kernel) error {
+	return d.LaunchContext(context.Background(), cfg, k)
+}
+
+// LaunchContext is Launch that also ends when ctx is cancelled or its
+// deadline passes. The launch notices at its next scheduling point: a
+// thread start, a barrier, a warp collective, an atomic, a fence, a spin
+// check, or a thread's periodic check in Load and Store (every 4096
+// accesses at most). Threads still suspended are unwound (their deferred
+// calls run) and LaunchContext returns a *Report whose Stopped is
+// ctx.Err(), with Aborted set and whatever findings came before; memory
+// keeps what the threads wrote, as after any abort. A thread that reaches
+// no scheduling point within a second of the cancellation is abandoned as
+// the watchdog abandons one (see the package doc's # Watchdog), whether or
+// not the watchdog is on.
+//
+// Launches on one Device are serialised, as on one CUDA stream: a
+// LaunchContext from another goroutine waits for the one in progress, and
+// so do the host copies of the Device's buffers.
+func (d *Device) LaunchContext(ctx context.Context, cfg Config, k Kernel) error {
+	if err := d.usable("Launch"); err != nil {
+		return err
+	}
+	d.stream.Lock()
+	defer d.stream.Unlock()
+	if err := d.usable("Launch"); err != nil {
+		return err
+	}
 	if err := d.Validate(cfg); err != nil {
 		return err
 	}
 	if k == nil {
 		return &LaunchError{Code: ErrInvalidValue, Limit: "kernel", Detail: "nil kernel"}
 	}
+	if err := ctx.Err(); err != nil {
+		return &Report{Stopped: err, Aborted: true}
+	}
 	l := &launch{
 		dev: d, kernel: k, opts: cfg.Options,
 		grid: cfg.Grid.norm(), block: cfg.Block.norm(),
 		dynSh: cfg.SharedBytes, detect: !cfg.Options.noDetect,
 		spec: &d.spec, prof: cfg.Options.profile,
+		maxDepth: cfg.Options.MaxDepth(), shadowBudget: cfg.Options.ShadowBudget(),
 	}
 	l.tpb = l.block.Size()
 	l.nblocks = l.grid.Size()
 	l.gidBase = d.takeGids(l.nblocks * l.tpb)
 	l.resident = d.spec.SMs * maxBlocksPerSM(&d.spec, l.tpb)
+	if p := cfg.Options.progress; p != nil {
+		p.total.Add(int64(l.nblocks))
+		l.prog = p
+	}
 	start := time.Now()
-	l.run()
+	l.supervise(ctx)
 	elapsed := time.Since(start)
+	if l.abandoned {
+		d.hung.Store(true)
+		return l.result()
+	}
+	l.retireThreads()
 	d.mu.Lock()
 	d.totals.add(&l.stats)
 	if !l.detect {
@@ -143,7 +203,36 @@ func (d *Device) Launch(cfg Config, k Kernel) error {
 	if l.prof != nil {
 		l.prof.finish(l, elapsed)
 	}
-	return l.findings.report(l)
+	return l.result()
+}
+
+// Progress counts the blocks of the launches that were given it
+// (Options.WithProgress), for a display that reads it from another
+// goroutine while they run.
+type Progress struct {
+	done, total atomic.Int64
+}
+
+// Blocks returns the blocks finished and the blocks launched so far.
+func (p *Progress) Blocks() (done, total int64) { return p.done.Load(), p.total.Load() }
+
+// retireThreads makes every Thread of the launch unusable: a kernel that
+// kept one (in a global variable, a goroutine) and uses it after the
+// launch has returned gets a *MisuseError panic naming it, not another
+// launch's state. Every slot's access budget is spent, so its next Load or
+// Store takes the slow path, which looks at l.ended.
+func (l *launch) retireThreads() {
+	l.ended.Store(true)
+	l.aborted.Store(true)
+	for _, w := range l.workers {
+		for _, bs := range [2][]*block{w.blocks, w.free} {
+			for _, b := range bs {
+				for k := range b.threads {
+					b.threads[k].budget = math.MinInt32
+				}
+			}
+		}
+	}
 }
 
 // maxBlocksPerSM is the residency bound by threads and blocks alone (shared

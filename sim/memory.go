@@ -27,6 +27,22 @@ func (s Space) String() string {
 	return "global"
 }
 
+// MarshalText writes "global" or "shared", so that JSON carries the name.
+func (s Space) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads what MarshalText wrote.
+func (s *Space) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "global":
+		*s = GlobalSpace
+	case "shared":
+		*s = SharedSpace
+	default:
+		return fmt.Errorf("sim: unknown memory space %q", b)
+	}
+	return nil
+}
+
 // mem is the type-independent half of a buffer: what detection, reports and
 // the profiler need to know about it.
 type mem struct {
@@ -37,6 +53,8 @@ type mem struct {
 	n        int
 	dev      *Device
 	freed    bool
+	bytes    int64  // n * elemSize, what the device accounts for
+	release  func() // drops the elements (Free, Device.Close)
 
 	// init has one bit per element, set when the host or a kernel wrote it.
 	// initAll short-cuts it after a launch that ran without detection, whose
@@ -75,17 +93,33 @@ type Buffer[T Elem] struct {
 // cudaMalloc: reading an element before the host or a kernel writes it is
 // reported (the simulator itself zeroes the storage, so results stay
 // deterministic).
+//
+// The size is checked against the device's free memory, and a large one
+// against the host's, before any host memory is allocated: a request beyond
+// either (or whose byte count overflows) is a *LaunchError with
+// ErrMemoryAllocation, as cudaMalloc returns cudaErrorMemoryAllocation.
 func Alloc[T Elem](d *Device, name string, n int) (*Buffer[T], error) {
-	if n < 0 {
-		return nil, fmt.Errorf("sim: Alloc %q: negative length %d", name, n)
-	}
-	var zero T
-	b := &Buffer[T]{data: make([]T, n)}
-	b.mem = mem{name: name, space: GlobalSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d,
-		init: make([]uint64, (n+63)/64)}
-	if err := d.register(&b.mem); err != nil {
+	if err := d.usable("Alloc"); err != nil {
 		return nil, err
 	}
+	if n < 0 {
+		return nil, &LaunchError{Code: ErrInvalidValue, Limit: "buffer length", Detail: fmt.Sprintf("buffer %q: negative length %d", name, n)}
+	}
+	var zero T
+	size := int64(unsafe.Sizeof(zero))
+	if int64(n) > math.MaxInt64/size {
+		return nil, &LaunchError{Code: ErrMemoryAllocation, Limit: "global memory",
+			Detail: fmt.Sprintf("buffer %q: %d elements of %d bytes overflow a 64-bit byte count", name, n, size)}
+	}
+	bytes := int64(n) * size
+	if err := d.reserve(name, bytes); err != nil {
+		return nil, err
+	}
+	b := &Buffer[T]{data: make([]T, n)}
+	b.mem = mem{name: name, space: GlobalSpace, elemSize: int(size), n: n, dev: d, bytes: bytes,
+		init: make([]uint64, (n+63)/64)}
+	b.release = func() { b.data, b.n, b.init = nil, 0, nil }
+	d.register(&b.mem)
 	return b, nil
 }
 
@@ -107,26 +141,46 @@ func (b *Buffer[T]) Len() int { return len(b.data) }
 // Space says whether the buffer is global or shared.
 func (b *Buffer[T]) Space() Space { return b.space }
 
-// Free releases the buffer; later use is an error.
+// Free releases the buffer, as cudaFree does. Host copies of a freed
+// buffer return a *MisuseError, and a kernel's access to it is a
+// UseAfterFree finding.
+//
+// Freeing a freed buffer (or a shared array, which the host never owns)
+// panics with a *MisuseError, as closing a closed channel panics: it is a
+// bug in the host code, never a condition to handle. (CUDA returns
+// cudaErrorInvalidValue for it.)
 func (b *Buffer[T]) Free() {
-	if b.freed || b.space != GlobalSpace {
-		return
+	if b.space != GlobalSpace {
+		panic(&MisuseError{Code: ErrInvalidValue, Op: "Free", What: fmt.Sprintf("shared array %q is not the host's to free", b.name)})
+	}
+	d := b.dev
+	d.stream.Lock()
+	defer d.stream.Unlock()
+	if b.freed {
+		panic(&MisuseError{Code: ErrInvalidValue, Op: "Free", What: fmt.Sprintf("buffer %q is already freed (double free)", b.name)})
 	}
 	b.freed = true
-	b.dev.unregister(&b.mem)
-	b.data, b.n = nil, 0 // a kernel's access is now out of bounds
-	b.shadow = nil
+	d.unregister(&b.mem)
+	b.release() // a kernel's access is now out of bounds, then named as use after Free
 }
 
-func (b *Buffer[T]) hostCheck(op string, n int) error {
-	if b.freed {
-		return fmt.Errorf("sim: %s on freed buffer %q", op, b.name)
-	}
+// hostOp checks that the host may use the buffer for op and takes the
+// device's stream, which the caller must release with b.dev.stream.Unlock.
+func (b *Buffer[T]) hostOp(op string, n int) error {
 	if b.space != GlobalSpace {
-		return fmt.Errorf("sim: %s on shared array %q: only global buffers are visible to the host", op, b.name)
+		return &MisuseError{Code: ErrInvalidValue, Op: op, What: fmt.Sprintf("shared array %q: only global buffers are visible to the host", b.name)}
 	}
-	if n > len(b.data) {
-		return fmt.Errorf("sim: %s of %d elements into buffer %q of %d", op, n, b.name, len(b.data))
+	if err := b.dev.usable(op); err != nil {
+		return err
+	}
+	b.dev.stream.Lock()
+	switch {
+	case b.freed:
+		b.dev.stream.Unlock()
+		return &MisuseError{Code: ErrInvalidValue, Op: op, What: fmt.Sprintf("buffer %q is freed (use after Free)", b.name)}
+	case n > len(b.data):
+		b.dev.stream.Unlock()
+		return &LaunchError{Code: ErrInvalidValue, Limit: op, Detail: fmt.Sprintf("%d elements do not fit buffer %q of %d", n, b.name, len(b.data))}
 	}
 	return nil
 }
@@ -134,9 +188,10 @@ func (b *Buffer[T]) hostCheck(op string, n int) error {
 // CopyFromHost copies src into the start of the buffer (cudaMemcpy host to
 // device) and marks those elements initialised.
 func (b *Buffer[T]) CopyFromHost(src []T) error {
-	if err := b.hostCheck("CopyFromHost", len(src)); err != nil {
+	if err := b.hostOp("CopyFromHost", len(src)); err != nil {
 		return err
 	}
+	defer b.dev.stream.Unlock()
 	copy(b.data, src)
 	for i := range src {
 		b.setInit(i)
@@ -146,15 +201,22 @@ func (b *Buffer[T]) CopyFromHost(src []T) error {
 
 // CopyToHost copies the start of the buffer into dst (device to host).
 func (b *Buffer[T]) CopyToHost(dst []T) error {
-	if err := b.hostCheck("CopyToHost", len(dst)); err != nil {
+	if err := b.hostOp("CopyToHost", len(dst)); err != nil {
 		return err
 	}
+	defer b.dev.stream.Unlock()
 	copy(dst, b.data)
 	return nil
 }
 
-// ToHost returns a new host slice holding the buffer's contents.
+// ToHost returns a new host slice holding the buffer's contents. It
+// returns nil where CopyToHost would return an error: a freed buffer, a
+// shared array, a closed or unusable Device.
 func (b *Buffer[T]) ToHost() []T {
+	if b.hostOp("ToHost", 0) != nil {
+		return nil
+	}
+	defer b.dev.stream.Unlock()
 	out := make([]T, len(b.data))
 	copy(out, b.data)
 	return out
@@ -163,9 +225,10 @@ func (b *Buffer[T]) ToHost() []T {
 // Memset sets every byte of the buffer to value, as cudaMemset does, and
 // marks it initialised.
 func (b *Buffer[T]) Memset(value byte) error {
-	if err := b.hostCheck("Memset", 0); err != nil {
+	if err := b.hostOp("Memset", 0); err != nil {
 		return err
 	}
+	defer b.dev.stream.Unlock()
 	var v T
 	p := (*[8]byte)(unsafe.Pointer(&v))
 	for i := 0; i < int(unsafe.Sizeof(v)); i++ {
@@ -260,3 +323,6 @@ func fromBits[T Elem](u uint64) T {
 
 // SetName renames the buffer, as findings print it.
 func (b *Buffer[T]) SetName(name string) { b.name = name }
+
+// cellBytes is the shadow memory detection keeps per element.
+const cellBytes = int64(unsafe.Sizeof(cell{}))

@@ -1,5 +1,7 @@
 package sim
 
+import "time"
+
 // Schedule is the order in which the simulator runs threads between their
 // synchronisation points.
 type Schedule uint8
@@ -49,9 +51,11 @@ func (m WarpModel) String() string {
 }
 
 // Options are a launch's policies. The zero value is the default: natural
-// order, seed 0, detection on, one worker, independent warps. Options are
-// values: each With method returns a changed copy and leaves the receiver
-// alone, so a base Options can be shared and specialised freely.
+// order, seed 0, detection on, one worker, independent warps, the watchdog
+// at DefaultWatchdog, no time limit, DefaultMaxDepth and
+// DefaultShadowBudget. Options are values: each With method returns a
+// changed copy and leaves the receiver alone, so a base Options can be
+// shared and specialised freely.
 type Options struct {
 	seed        uint64
 	schedule    Schedule
@@ -61,7 +65,30 @@ type Options struct {
 	sharedOptIn bool
 	profile     *Profile
 	cooperative bool
+	progress    *Progress
+	// watchdog is the watchdog's timeout; 0 means DefaultWatchdog and a
+	// negative value turns the watchdog off.
+	watchdog  time.Duration
+	timeLimit time.Duration // 0: none
+	maxDepth  int           // 0: DefaultMaxDepth; negative: no limit
+	shadow    int64         // 0: DefaultShadowBudget; negative: no limit
 }
+
+// DefaultWatchdog is how long a kernel thread may run without calling into
+// sim before the watchdog ends the launch with a Hang finding. A thread
+// calls into sim with every Load, Store, atomic, fence, barrier and warp
+// collective; the arithmetic between them is what the watchdog times.
+const DefaultWatchdog = 10 * time.Second
+
+// DefaultMaxDepth is the deepest a kernel thread's Go stack may grow, in
+// frames, before the launch ends with a StackOverflow finding (the
+// simulator's counterpart of CUDA's cudaLimitStackSize).
+const DefaultMaxDepth = 10000
+
+// DefaultShadowBudget is the most host memory, in bytes, detection's shadow
+// memory may take on one Device: 48 bytes per element of every buffer a
+// launch with detection touches.
+const DefaultShadowBudget int64 = 4 << 30
 
 // WithSeed sets the seed of the RandomOrder schedule.
 func (o Options) WithSeed(seed uint64) Options { o.seed = seed; return o }
@@ -110,6 +137,90 @@ func (o Options) WithCooperative(on bool) Options { o.cooperative = on; return o
 // Deprecated: use Device.LaunchProfile, which returns the launch's
 // profile instead of filling one the options carry.
 func (o Options) WithProfile(p *Profile) Options { o.profile = p; return o }
+
+// WithProgress makes the launch count its blocks in p as they finish, for a
+// progress display that another goroutine reads while the launch runs.
+func (o Options) WithProgress(p *Progress) Options { o.progress = p; return o }
+
+// WithWatchdog sets how long a thread may run without calling into sim
+// before the launch ends with a Hang finding (see the package doc's #
+// Watchdog). d <= 0 turns the watchdog off: a thread that loops forever
+// without calling sim then hangs the launch, as it hangs a GPU.
+func (o Options) WithWatchdog(d time.Duration) Options {
+	if d <= 0 {
+		d = -1
+	}
+	o.watchdog = d
+	return o
+}
+
+// WithTimeLimit bounds the launch's wall-clock time: when d has passed, the
+// launch ends at its threads' next call into sim with a BudgetExceeded
+// finding naming every live thread and its line. It is what ends a
+// livelock whose threads keep writing changing values, which the deadlock
+// detector, rightly, takes for progress. d <= 0 means no limit (the
+// default).
+func (o Options) WithTimeLimit(d time.Duration) Options {
+	if d < 0 {
+		d = 0
+	}
+	o.timeLimit = d
+	return o
+}
+
+// WithMaxDepth sets the deepest a kernel thread's stack may grow, in Go
+// frames, before the launch ends with a StackOverflow finding; n <= 0 means
+// no limit but Go's own, whose overflow ends the process.
+func (o Options) WithMaxDepth(n int) Options {
+	if n <= 0 {
+		n = -1
+	}
+	o.maxDepth = n
+	return o
+}
+
+// WithShadowBudget sets the most host memory, in bytes, detection's shadow
+// memory may take on the Device; a launch whose detection would need more
+// ends with a ShadowBudget finding naming the buffer, before allocating it.
+// n <= 0 means no budget but the host's memory.
+func (o Options) WithShadowBudget(n int64) Options {
+	if n <= 0 {
+		n = -1
+	}
+	o.shadow = n
+	return o
+}
+
+// Watchdog, TimeLimit, MaxDepth and ShadowBudget report the settings in
+// effect: the defaults where none was set, 0 where the limit is off.
+func (o Options) Watchdog() time.Duration {
+	switch {
+	case o.watchdog == 0:
+		return DefaultWatchdog
+	case o.watchdog < 0:
+		return 0
+	}
+	return o.watchdog
+}
+func (o Options) TimeLimit() time.Duration { return o.timeLimit }
+func (o Options) MaxDepth() int {
+	switch {
+	case o.maxDepth == 0:
+		return DefaultMaxDepth
+	case o.maxDepth < 0:
+		return 0
+	}
+	return o.maxDepth
+}
+func (o Options) ShadowBudget() int64 {
+	switch {
+	case o.shadow == 0:
+		return DefaultShadowBudget
+	case o.shadow < 0:
+		return 0
+	}
+	return o.shadow
+}
 
 // Seed, Schedule, Detection, Workers and WarpModel report the settings.
 func (o Options) Seed() uint64         { return o.seed }

@@ -53,8 +53,7 @@ func TestOutputFormat(t *testing.T) {
 			}
 		}, `^gpusim: 1 finding\(s\), launch aborted
 \[1\] deadlock: livelock: threads spin on memory that no thread will change
-    block \(0\) thread \(0\): spinning without progress at sim/output_test\.go:\d+
-    block \(0\) thread \(1\): spinning without progress at sim/output_test\.go:\d+$`},
+    block 0, threads 0-1: spinning without progress at sim/output_test\.go:\d+ \(2 threads\)$`},
 		{"pass-by barrier", 32, func(dev *sim.Device) sim.Kernel {
 			x, _ := sim.Alloc[int32](dev, "x", 32)
 			return func(t *sim.Thread) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -19,13 +20,21 @@ const (
 	OutOfBounds                       // an index outside a buffer (fatal: the launch is aborted)
 	KernelPanic                       // a Go panic in the kernel (fatal)
 	InvalidShared                     // shared memory declared inconsistently or beyond the limits (fatal)
-	InvalidShuffle                    // a shuffle reads a lane outside the mask, or one that exited or does not exist
+	InvalidShuffle                    // a shuffle reads a lane outside the mask, or one that exited or does not exist, or has an undefined width
+	Hang                              // a thread ran past the watchdog's timeout without calling into sim (fatal)
+	BudgetExceeded                    // the launch ran out of its time limit, Options.WithTimeLimit (fatal)
+	StackOverflow                     // a thread's stack grew past Options.MaxDepth frames (fatal)
+	ShadowBudget                      // detection's shadow memory would exceed its budget (fatal)
+	UseAfterFree                      // a kernel accessed a freed buffer (fatal)
+	ForeignBuffer                     // a kernel accessed a buffer of another Device (fatal)
 )
 
 var kindNames = map[Kind]string{
 	DataRace: "data race", UninitializedRead: "uninitialised read", BarrierDivergence: "barrier divergence",
 	WarpDivergence: "warp divergence", Deadlock: "deadlock", OutOfBounds: "out-of-bounds access",
 	KernelPanic: "kernel panic", InvalidShared: "invalid shared memory", InvalidShuffle: "invalid shuffle",
+	Hang: "hang", BudgetExceeded: "time limit exceeded", StackOverflow: "stack overflow",
+	ShadowBudget: "shadow memory budget exceeded", UseAfterFree: "use after free", ForeignBuffer: "buffer of another device",
 }
 
 func (k Kind) String() string {
@@ -35,9 +44,29 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// MarshalText writes the kind's name, so that JSON carries "data race",
+// not a number.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a name MarshalText wrote.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for kk, name := range kindNames {
+		if name == string(b) {
+			*k = kk
+			return nil
+		}
+	}
+	return fmt.Errorf("sim: unknown finding kind %q", b)
+}
+
 // Fatal reports whether a finding of this kind aborts the launch.
 func (k Kind) Fatal() bool {
-	return k == Deadlock || k == OutOfBounds || k == KernelPanic || k == InvalidShared || k == WarpDivergence
+	switch k {
+	case Deadlock, OutOfBounds, KernelPanic, InvalidShared, WarpDivergence,
+		Hang, BudgetExceeded, StackOverflow, ShadowBudget, UseAfterFree, ForeignBuffer:
+		return true
+	}
+	return false
 }
 
 // Access is one side of a finding: who did what, where.
@@ -67,6 +96,60 @@ type WaitingThread struct {
 	Site          string // file:line
 }
 
+// Span is an inclusive range of linear indices, First <= Last.
+type Span struct{ First, Last int }
+
+func (s Span) String() string {
+	if s.First == s.Last {
+		return fmt.Sprint(s.First)
+	}
+	return fmt.Sprintf("%d-%d", s.First, s.Last)
+}
+
+// StateGroup is threads in one state at one line: in every block of
+// Blocks, the threads of Threads. Indices are linear, x fastest (blockIdx
+// and threadIdx as CUDA linearises them).
+type StateGroup struct {
+	Blocks  Span
+	Threads []Span // at most maxSpans; MoreSpans counts the rest
+	// MoreSpans is the number of thread ranges left out of Threads.
+	MoreSpans int    `json:",omitempty"`
+	At        string // what the threads wait in, or do
+	Site      string // file:line
+	Count     int    // threads in the group
+}
+
+func (g StateGroup) String() string {
+	var b strings.Builder
+	if g.Blocks.First == g.Blocks.Last {
+		fmt.Fprintf(&b, "block %d", g.Blocks.First)
+	} else {
+		fmt.Fprintf(&b, "blocks %v", g.Blocks)
+	}
+	if len(g.Threads) == 1 && g.Threads[0].First == g.Threads[0].Last && g.MoreSpans == 0 {
+		fmt.Fprintf(&b, ", thread %d", g.Threads[0].First)
+	} else {
+		b.WriteString(", threads ")
+		for i, s := range g.Threads {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(s.String())
+		}
+		if g.MoreSpans > 0 {
+			fmt.Fprintf(&b, " and %d more ranges", g.MoreSpans)
+		}
+	}
+	fmt.Fprintf(&b, ": %s", g.At)
+	if g.Site != "" {
+		fmt.Fprintf(&b, " at %s", g.Site)
+	}
+	if g.Count > 1 {
+		fmt.Fprintf(&b, " (%d threads)", g.Count)
+	}
+	return b.String()
+}
+
 // Finding is one deduplicated problem. Two findings are the same when their
 // kind and the source lines of both accesses agree; Count says how many
 // times it happened, and the other fields describe the first occurrence.
@@ -80,7 +163,12 @@ type Finding struct {
 	Current, Previous Access
 	Count             int
 	Detail            string
-	Waiting           []WaitingThread // deadlocks: every live thread
+	// Groups are the live threads of a deadlock, a livelock, a time limit
+	// or a stopped launch, by state and line (at most maxGroups groups;
+	// Detail says how many threads are left out). Waiting lists the first
+	// maxWaitingPerGroup threads of each, one by one.
+	Groups  []StateGroup    `json:",omitempty"`
+	Waiting []WaitingThread `json:",omitempty"`
 }
 
 func (f *Finding) key() string {
@@ -102,8 +190,13 @@ func (f Finding) String() string {
 	if f.Previous.Op != "" || f.Previous.Host {
 		fmt.Fprintf(&b, "\n    previous %s", f.Previous)
 	}
-	for _, w := range f.Waiting {
-		fmt.Fprintf(&b, "\n    block %v thread %v: %s at %s", w.Block, w.Thread, w.At, w.Site)
+	for _, g := range f.Groups {
+		fmt.Fprintf(&b, "\n    %s", g)
+	}
+	if len(f.Groups) == 0 {
+		for _, w := range f.Waiting {
+			fmt.Fprintf(&b, "\n    block %v thread %v: %s at %s", w.Block, w.Thread, w.At, w.Site)
+		}
 	}
 	if f.Count > 1 {
 		fmt.Fprintf(&b, "\n    (%d occurrences of this pair of lines)", f.Count)
@@ -121,14 +214,23 @@ func quoteName(s string) string { return fmt.Sprintf("%q", s) }
 //	}
 type Report struct {
 	Findings []Finding
-	Aborted  bool // a fatal finding stopped the launch; see the package doc for memory
+	Aborted  bool // a fatal finding, or Stopped, ended the launch early; see the package doc for memory
 	Dropped  int  // distinct findings beyond the report's capacity
+	// Stopped is the context's error when LaunchContext was cancelled or
+	// its deadline passed; Unwrap returns it, so errors.Is(err,
+	// context.DeadlineExceeded) works on the Report.
+	Stopped error `json:"-"`
 }
+
+// Unwrap returns Stopped.
+func (r *Report) Unwrap() error { return r.Stopped }
 
 func (r *Report) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpusim: %d finding(s)", len(r.Findings))
-	if r.Aborted {
+	if r.Stopped != nil {
+		fmt.Fprintf(&b, ", launch stopped: %v", r.Stopped)
+	} else if r.Aborted {
 		b.WriteString(", launch aborted")
 	}
 	for i := range r.Findings {
@@ -172,7 +274,7 @@ const maxFindings = 1000
 type findingSet struct {
 	list    []Finding
 	index   map[string]int
-	dropped int
+	dropped map[string]struct{} // keys of distinct findings beyond maxFindings
 	fatal   bool
 }
 
@@ -189,7 +291,10 @@ func (s *findingSet) add(f Finding) {
 		return
 	}
 	if len(s.list) >= maxFindings {
-		s.dropped++
+		if s.dropped == nil {
+			s.dropped = map[string]struct{}{}
+		}
+		s.dropped[k] = struct{}{}
 		return
 	}
 	f.Count = 1
@@ -197,11 +302,18 @@ func (s *findingSet) add(f Finding) {
 	s.list = append(s.list, f)
 }
 
-func (s *findingSet) report(l *launch) error {
-	if len(s.list) == 0 {
+// result is what the launch returns: its Report, or nil for a clean run.
+func (l *launch) result() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.findings.report(l.stopped)
+}
+
+func (s *findingSet) report(stopped error) error {
+	if len(s.list) == 0 && stopped == nil {
 		return nil
 	}
-	out := &Report{Findings: append([]Finding(nil), s.list...), Aborted: s.fatal, Dropped: s.dropped}
+	out := &Report{Findings: append([]Finding(nil), s.list...), Aborted: s.fatal || stopped != nil, Dropped: len(s.dropped), Stopped: stopped}
 	sort.SliceStable(out.Findings, func(i, j int) bool {
 		a, b := &out.Findings[i], &out.Findings[j]
 		if a.Kind != b.Kind {
@@ -242,15 +354,24 @@ func (l *launch) accessOf(gid uint32, op string, s site) Access {
 }
 
 // badIndex reports an out-of-bounds access and aborts the thread.
+// A freed buffer has no elements, so every access to it comes here, and is
+// named for what it is.
 func (t *Thread) badIndex(m *mem, i int, write bool) {
 	op := "read"
 	if write {
 		op = "write"
 	}
 	s := t.w.sites.callerSite()
-	t.w.l.addFinding(Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Index: i,
+	f := Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Index: i,
 		Detail:  fmt.Sprintf("index %d outside [0,%d)", i, m.n),
-		Current: threadAccess(t, op, s)})
+		Current: threadAccess(t, op, s)}
+	switch {
+	case m.freed:
+		f.Kind, f.Detail = UseAfterFree, fmt.Sprintf("buffer %q was freed before the kernel used it", m.name)
+	case m.space == GlobalSpace && m.dev != t.w.l.dev:
+		f.Kind, f.Detail = ForeignBuffer, fmt.Sprintf("buffer %q belongs to another Device", m.name)
+	}
+	t.w.l.addFinding(f)
 	panic(abortKernel{})
 }
 
@@ -274,4 +395,124 @@ func (w *worker) kernelPanic(t *Thread, r any) {
 	}
 	w.l.addFinding(Finding{Kind: KernelPanic, Detail: fmt.Sprint(r),
 		Current: Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "panic", Site: where}})
+}
+
+// Bounds of a thread report (Finding.Groups and Waiting): whatever the
+// grid, a report's text stays within a few KB.
+const (
+	maxGroups          = 24  // groups listed; the rest are counted in Detail
+	maxSpans           = 8   // thread ranges listed per group
+	maxWaitingPerGroup = 256 // threads listed one by one in Waiting, per state and line
+)
+
+// threadKey is what a thread group shares: a state and a line.
+type threadKey struct {
+	at string
+	s  site
+}
+
+// grouper gathers threads, block by block in increasing linear order and
+// thread by thread in increasing order within a block, into ThreadGroups:
+// runs of consecutive blocks whose threads in one state at one line form
+// the same ranges. It costs a map lookup per thread and keeps at most one
+// block's ranges besides the groups.
+type grouper struct {
+	groups  []StateGroup
+	full    [][]Span          // each group's thread ranges, untruncated, to compare blocks with
+	last    map[threadKey]int // the key's latest group
+	block   int               // the block being added
+	cur     map[threadKey][]Span
+	order   []threadKey // keys of the current block, in first-seen order
+	perKey  map[threadKey]int
+	waiting []WaitingThread
+	extra   int // threads in groups beyond maxGroups
+	extraG  int // groups beyond maxGroups
+	siteStr map[site]string
+}
+
+func newGrouper() *grouper {
+	return &grouper{last: map[threadKey]int{}, cur: map[threadKey][]Span{}, perKey: map[threadKey]int{},
+		siteStr: map[site]string{}, block: -1}
+}
+
+func (g *grouper) siteString(s site) string {
+	str, ok := g.siteStr[s]
+	if !ok {
+		str = s.String()
+		if s == 0 {
+			str = ""
+		}
+		g.siteStr[s] = str
+	}
+	return str
+}
+
+// add records thread tid (linear) of block blk (linear), at and s its
+// state and line.
+func (g *grouper) add(blk int, blockIdx Dim3, tid int, threadIdx Dim3, at string, s site) {
+	if blk != g.block {
+		g.endBlock()
+		g.block = blk
+	}
+	k := threadKey{at, s}
+	sp, ok := g.cur[k]
+	if !ok {
+		g.order = append(g.order, k)
+	}
+	if n := len(sp); n > 0 && sp[n-1].Last == tid-1 {
+		sp[n-1].Last = tid
+	} else {
+		sp = append(sp, Span{tid, tid})
+	}
+	g.cur[k] = sp
+	if c, seen := g.perKey[k]; (seen || len(g.perKey) < maxGroups) && c < maxWaitingPerGroup {
+		g.perKey[k] = c + 1
+		g.waiting = append(g.waiting, WaitingThread{Block: blockIdx, Thread: threadIdx, At: at, Site: g.siteString(s)})
+	}
+}
+
+// endBlock turns the current block's ranges into groups, extending the
+// key's latest group when it covers the previous block with the same ranges.
+func (g *grouper) endBlock() {
+	for _, k := range g.order {
+		sp := g.cur[k]
+		n := 0
+		for _, s := range sp {
+			n += s.Last - s.First + 1
+		}
+		if i, ok := g.last[k]; ok && i >= 0 && g.groups[i].Blocks.Last == g.block-1 && slices.Equal(g.full[i], sp) {
+			g.groups[i].Blocks.Last = g.block
+			g.groups[i].Count += n
+		} else if len(g.groups) < maxGroups {
+			g.last[k] = len(g.groups)
+			g.groups = append(g.groups, StateGroup{Blocks: Span{g.block, g.block}, At: k.at, Site: g.siteString(k.s), Count: n})
+			g.full = append(g.full, slices.Clone(sp))
+		} else {
+			if _, ok := g.last[k]; !ok {
+				g.last[k] = -1
+			}
+			g.extra += n
+			g.extraG++
+		}
+		delete(g.cur, k)
+	}
+	g.order = g.order[:0]
+}
+
+// finish writes the groups into f, and returns the count of threads left out.
+func (g *grouper) finish(f *Finding) int {
+	g.endBlock()
+	for i := range g.groups {
+		sp := g.full[i]
+		if len(sp) > maxSpans {
+			g.groups[i].MoreSpans = len(sp) - maxSpans
+			sp = sp[:maxSpans]
+		}
+		g.groups[i].Threads = sp
+	}
+	f.Groups, f.Waiting = g.groups, g.waiting
+	if g.extra > 0 {
+		f.Detail += fmt.Sprintf("; %d more threads in %d more groups not listed", g.extra, g.extraG)
+	}
+	return g.extra
 }

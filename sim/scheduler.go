@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"iter"
 	"math/rand/v2"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +36,16 @@ type launch struct {
 
 	resident int // blocks one worker may hold at once
 
+	maxDepth     int   // Options.MaxDepth: 0 is no limit
+	shadowBudget int64 // Options.ShadowBudget: 0 is no budget
+
 	aborted atomic.Bool // read by every thread start: kept off the lines written below
+	// stop says why the launch is being stopped from outside (stopCancel,
+	// stopBudget, stopHang), 0 if it is not; aborted is set with it.
+	stop atomic.Int32
+	// ended is set once the launch has returned: a Thread used after it
+	// is a misuse (see retireThreads).
+	ended atomic.Bool
 
 	// nextBlock and progress are written once a block by every parallel
 	// worker; the padding keeps them off the cache lines of the fields
@@ -49,8 +60,21 @@ type launch struct {
 	syncVars map[syncKey]*syncVar
 	coop     *coopState // cooperative groups and grid sync (coop.go), made on first use
 	prof     *Profile
+	prog     *Progress
 	stats    Counters
+
+	workers   []*worker       // for the watchdog and retireThreads
+	labels    context.Context // pprof labels naming the launch's coroutines
+	stopped   error           // the context's error, when it stopped the launch
+	abandoned bool            // the watchdog gave up on a thread (see supervise)
 }
+
+// Reasons a launch is stopped from outside (launch.stop).
+const (
+	stopCancel = 1 + iota // the context was cancelled or its deadline passed
+	stopBudget            // Options.WithTimeLimit ran out
+	stopHang              // the watchdog gave up on a thread
+)
 
 // coro is a pooled coroutine that runs threads: it starts the next
 // unstarted thread as a plain call, and only when a thread suspends does the
@@ -96,6 +120,7 @@ type block struct {
 	staticB  int
 	declared int // static arrays declared in this block so far
 	budget   int // initial access budget of its threads
+	opsStart int // accesses its threads run before their first spin check
 	// acquired is set once a thread of the block has acquired knowledge
 	// through atomics and a fence: until then barriers have none to share.
 	acquired bool
@@ -140,12 +165,44 @@ type worker struct {
 	// special is set when a thread's exit has more to do than the
 	// bookkeeping: detection, profiling or the lockstep warp model.
 	special bool
+
+	// spinOps is how many accesses a thread resumed from the spin queue,
+	// or started in a block admitted for spinners, runs before it is
+	// watched again (see spinRound); 0 means at once, and then a resumed
+	// thread is only confirmed to keep to its addresses (rewatchOps).
+	spinOps int
+	turns   uint // scheduling-loop turns, for beat
+
+	// cur is the thread last started or resumed: the one running when the
+	// worker's goroutine is inside a coroutine. The watchdog reads it
+	// without synchronisation, and only after the worker has stopped
+	// beating (see peekRunning).
+	cur *Thread
+	_   [64]byte
+	// beat counts, coarsely, the worker's calls into sim: thread exits,
+	// scheduling turns, spin checks, atomics, fences, barriers and
+	// collectives. The watchdog reads it from another goroutine; a worker
+	// whose beat stands still for the watchdog's timeout has a thread
+	// that runs without calling into sim.
+	beat     atomic.Uint64
+	finished atomic.Bool // run has returned
+	_        [64]byte
 }
 
 const (
 	defaultBudget = 4096 // accesses between spin checks
 	watchOps      = 64   // accesses observed by one spin check
+	rewatchOps    = 8    // accesses confirming that a resumed spinner still spins (large grids)
 	maxStuck      = 64   // rounds of spinning without progress before deadlock
+	minStuck      = 4    // the fewest such rounds, for grids of many spinning threads
+	// stuckTurns bounds the thread turns the rounds without progress take
+	// before a deadlock is declared: with more than stuckTurns/maxStuck
+	// live threads, fewer rounds are run (never below minStuck).
+	stuckTurns = 1 << 20
+	// spinAccesses bounds the accesses one spin round takes: with more
+	// than spinAccesses/defaultBudget live threads, a resumed spinner runs
+	// fewer accesses before it is watched again.
+	spinAccesses = 1 << 20
 )
 
 func (w *worker) newCoro() *coro {
@@ -164,7 +221,13 @@ func (w *worker) newCoro() *coro {
 	c := &coro{w: w}
 	c.next, c.stop = iter.Pull(func(yield func(*Thread) bool) {
 		c.yield = yield
-		for c.w.runThreads(c) {
+		for {
+			// The launch's labels let the watchdog find this goroutine
+			// in a goroutine profile (see sampleStuck).
+			pprof.SetGoroutineLabels(c.w.l.labels)
+			if !c.w.runThreads(c) {
+				return
+			}
 			// A thread ended in a panic or abort, or none was left to
 			// start: hand control back, then look again (perhaps for
 			// another launch's worker).
@@ -211,6 +274,7 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 		}
 		t.co = c
 		t.state = stRunning
+		w.cur = t
 		w.l.kernel(t)
 		w.threadExit(t)
 		if random {
@@ -225,6 +289,15 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 }
 
 func (w *worker) abort() { w.l.aborted.Store(true) }
+
+// tick counts a call into sim that is no scheduling turn (an atomic, a
+// fence, a barrier, a collective) towards the watchdog's beat.
+func (w *worker) tick() {
+	w.turns++
+	if w.turns&1023 == 0 {
+		w.beat.Add(1)
+	}
+}
 
 // takeUnstarted returns the next thread to start, in block admission order
 // and threadIdx order within a block.
@@ -305,8 +378,13 @@ func (w *worker) popRunnable() *Thread {
 
 // run executes blocks until the launch has none left or is aborted.
 func (w *worker) run() {
+	defer w.finished.Store(true)
 	defer w.shutdown()
 	for !w.l.aborted.Load() {
+		w.turns++
+		if w.turns&63 == 0 {
+			w.beat.Add(1)
+		}
 		if w.live == 0 {
 			if !w.admit() {
 				return
@@ -314,6 +392,7 @@ func (w *worker) run() {
 			continue
 		}
 		if t := w.popRunnable(); t != nil {
+			w.cur = t
 			w.resume(t.co)
 			continue
 		}
@@ -327,6 +406,9 @@ func (w *worker) run() {
 		w.deadlock()
 		return
 	}
+	if w.l.stop.Load() == stopBudget {
+		w.budgetReport()
+	}
 }
 
 // spinRound gives spinning threads another turn while anything changes. It
@@ -336,6 +418,7 @@ func (w *worker) spinRound() bool {
 	if len(w.spinq) == 0 {
 		return false
 	}
+	w.beat.Add(1)
 	if w.progress != w.spinMark {
 		w.spinMark = w.progress
 		w.stuck = 0
@@ -360,9 +443,10 @@ func (w *worker) spinRound() bool {
 		w.stuck = 0
 	}
 stuck:
-	if w.stuck > maxStuck {
+	if w.stuck > w.stuckRounds() {
 		return false
 	}
+	w.spinOps = spinOpsFor(w.live)
 	for _, t := range w.spinq {
 		t.state = stRunnable
 		w.runq = append(w.runq, t)
@@ -384,13 +468,45 @@ func (w *worker) waitForOthers() bool {
 	return false
 }
 
-// admitMore makes another block resident while spinning threads may be
-// waiting for it, up to the number of blocks the device could hold.
+// stuckRounds is how many rounds without progress make a deadlock:
+// maxStuck, or fewer (down to minStuck) when so many threads are live
+// that maxStuck rounds would take more than stuckTurns thread turns.
+func (w *worker) stuckRounds() int {
+	return max(minStuck, min(maxStuck, stuckTurns/max(w.live, 1)))
+}
+
+// spinOpsFor is the accesses a resumed spinner runs before it is watched
+// again, when live threads share a round: defaultBudget for up to
+// spinAccesses/defaultBudget threads, less for more, 0 from
+// spinAccesses/watchOps on.
+func spinOpsFor(live int) int {
+	return max(0, min(defaultBudget, spinAccesses/max(live, 1)-watchOps))
+}
+
+// admitMore makes more blocks resident while spinning threads may be
+// waiting for them: all the device could hold at once, as the GPU would
+// have from the start (one block at a time cost a grid barrier over
+// hundreds of blocks two spin rounds per block). Their threads start
+// watched for spinning at once when the worker's live threads are many
+// (spinOpsFor).
 func (w *worker) admitMore() bool {
-	if len(w.blocks) >= w.l.resident {
-		return false
+	n := w.l.resident - len(w.blocks)
+	admitted := false
+	for ; n > 0; n-- {
+		if !w.admit() {
+			break
+		}
+		admitted = true
 	}
-	return w.admit()
+	if admitted {
+		w.spinOps = spinOpsFor(w.live)
+		for _, b := range w.blocks {
+			if b.started == 0 {
+				b.opsStart = w.spinOps
+			}
+		}
+	}
+	return admitted
 }
 
 // admit makes the launch's next block resident on this worker.
@@ -411,6 +527,7 @@ func (w *worker) admit() bool {
 	w.blocks = append(w.blocks, b)
 	w.live += len(b.threads)
 	w.progress++
+	w.beat.Add(1)
 	return true
 }
 
@@ -466,6 +583,7 @@ func (w *worker) resetBlock(b *block, i int) {
 		b.warps[k].reset()
 	}
 	b.budget = defaultBudget
+	b.opsStart = defaultBudget
 	if l.detect || l.prof != nil {
 		b.budget = 0
 	}
@@ -484,8 +602,8 @@ func (w *worker) startThread(b *block, k int) *Thread {
 	t := &b.threads[k]
 	t.BlockIdx = b.idx
 	t.gid = b.gidBase + uint32(k) // state: runThreads sets stRunning next
-	t.budget = b.budget
-	t.ops = defaultBudget
+	t.ops = b.opsStart
+	t.budget = min(b.budget, b.opsStart)
 	t.watch = 0
 	t.waitSite = 0
 	t.shDecl = 0
@@ -505,6 +623,9 @@ func (w *worker) threadExit(t *Thread) {
 	w.live--
 	w.progress++
 	w.stats.Threads++
+	if w.stats.Threads&63 == 0 {
+		w.beat.Add(1)
+	}
 	if w.special {
 		if w.l.prof != nil {
 			w.profExit(t)
@@ -541,6 +662,20 @@ func (w *worker) retire(b *block) {
 	if w.parallel {
 		w.l.progress.Add(1)
 	}
+	if p := w.l.prog; p != nil {
+		p.done.Add(1)
+	}
+}
+
+// drainIdle stops every coroutine idle in idlePool (Device.Close).
+func drainIdle() {
+	idlePool.Lock()
+	cs := idlePool.coros
+	idlePool.coros = nil
+	idlePool.Unlock()
+	for _, c := range cs {
+		c.stop()
+	}
 }
 
 // shutdown stops every coroutine that still holds a thread, unwinding
@@ -551,7 +686,9 @@ func (w *worker) shutdown() {
 	for _, c := range w.all {
 		switch {
 		case c.dead:
-		case c.idle && !w.parallel:
+		case c.idle && !w.parallel && w.l.stop.Load() != stopHang:
+			// (An abandoned launch's coroutines are not pooled: its
+			// goroutines end with its stray thread.)
 			c.w = nil
 			keep = append(keep, c)
 		default:
@@ -573,37 +710,7 @@ func (w *worker) shutdown() {
 // deadlock reports every live thread and where it waits.
 func (w *worker) deadlock() {
 	f := Finding{Kind: Deadlock}
-	spinning := false
-	for _, b := range w.blocks {
-		for k := range b.threads {
-			t := &b.threads[k]
-			if k >= b.started {
-				f.Waiting = append(f.Waiting, WaitingThread{Block: b.idx, Thread: t.ThreadIdx, At: "not started"})
-				continue
-			}
-			if t.state == stDone {
-				continue
-			}
-			ws := WaitingThread{Block: t.BlockIdx, Thread: t.ThreadIdx, Site: t.waitSite.String()}
-			switch t.state {
-			case stBarrier:
-				ws.At = "SyncThreads"
-			case stWarp:
-				ws.At = "warp collective"
-				if c := b.warps[t.warp].pendingOf(t.lane); c != nil {
-					ws.At = fmt.Sprintf("%s (mask %#08x, waiting for lanes %s)", c.kind, c.mask, laneList(c.mask&^c.arrived))
-				}
-			case stSpinning, stRunnable:
-				ws.At = "spinning without progress"
-				spinning = true
-			case stLockstep:
-				ws.At = "held back: lockstep warp-mates spin"
-			case stUnstarted:
-				ws.At = "not started"
-			}
-			f.Waiting = append(f.Waiting, ws)
-		}
-	}
+	g, spinning := w.groupLive(f.Kind)
 	if spinning {
 		f.Detail = "livelock: threads spin on memory that no thread will change"
 	} else {
@@ -616,8 +723,65 @@ func (w *worker) deadlock() {
 		f.Detail += fmt.Sprintf("; %d of the grid's %d blocks never started (at most %d resident, by threads and blocks per SM)",
 			waiting, w.l.nblocks, w.l.resident)
 	}
+	g.finish(&f)
 	w.l.addFinding(f)
 	w.abort()
+}
+
+// budgetReport reports the live threads of a launch whose time limit ran out.
+func (w *worker) budgetReport() {
+	f := Finding{Kind: BudgetExceeded,
+		Detail: fmt.Sprintf("the launch ran past its time limit of %v (Options.WithTimeLimit): a livelock whose threads keep changing memory, or a launch that needs a longer limit", w.l.opts.timeLimit)}
+	g, _ := w.groupLive(f.Kind)
+	g.finish(&f)
+	if len(f.Groups) > 0 {
+		f.Current = Access{Op: f.Groups[0].At, Site: f.Groups[0].Site}
+	}
+	w.l.addFinding(f)
+}
+
+// groupLive describes the worker's live threads, grouped by state and line,
+// into f's Groups and Waiting (see grouper); it reports whether any of them
+// spins. Blocks are resident in increasing order, so one pass does it.
+func (w *worker) groupLive(kind Kind) (g *grouper, spinning bool) {
+	g = newGrouper()
+	for _, b := range w.blocks {
+		for k := range b.threads {
+			t := &b.threads[k]
+			if k >= b.started {
+				g.add(b.linear, b.idx, k, t.ThreadIdx, "not started", 0)
+				continue
+			}
+			var at string
+			switch t.state {
+			case stDone:
+				continue
+			case stBarrier:
+				at = "SyncThreads"
+			case stWarp:
+				at = "warp collective"
+				if c := b.warps[t.warp].pendingOf(t.lane); c != nil {
+					at = fmt.Sprintf("%s (mask %#08x, waiting for lanes %s)", c.kind, c.mask, laneList(c.mask&^c.arrived))
+				}
+			case stSpinning, stRunnable:
+				at = "spinning without progress"
+				if kind != Deadlock {
+					at = "runnable"
+				}
+				spinning = true
+			case stStopped:
+				at = "running"
+			case stLockstep:
+				at = "held back: lockstep warp-mates spin"
+			case stUnstarted:
+				at = "not started"
+			default:
+				at = "running"
+			}
+			g.add(b.linear, t.BlockIdx, k, t.ThreadIdx, at, t.waitSite)
+		}
+	}
+	return g, spinning
 }
 
 // Run the launch's blocks on the configured workers.
@@ -627,18 +791,25 @@ func (l *launch) run() {
 		n = runtime.GOMAXPROCS(0)
 	}
 	if n <= 1 || l.detect || l.nblocks == 1 {
-		w := l.newWorker(false)
-		w.run()
-		l.mergeStats(w)
-		return
+		n = 1
 	}
 	if n > l.nblocks {
 		n = l.nblocks
 	}
-	var wg sync.WaitGroup
 	ws := make([]*worker, n)
 	for i := range ws {
-		ws[i] = l.newWorker(true)
+		ws[i] = l.newWorker(n > 1)
+	}
+	l.mu.Lock()
+	l.workers = ws
+	l.mu.Unlock()
+	if n == 1 {
+		ws[0].run()
+		l.mergeStats(ws[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range ws {
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()

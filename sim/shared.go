@@ -63,15 +63,26 @@ func declareShared[T Elem](t *Thread, name string, n int) *Buffer[T] {
 	// earlier block when it has the same shape.
 	var zero T
 	size := int(unsafe.Sizeof(zero))
-	spec := t.w.l.spec
+	l := t.w.l
+	spec := l.spec
 	if n < 0 {
 		t.sharedError(fmt.Sprintf("shared array %q has negative length %d", name, n))
 	}
-	if b.staticB+n*size > spec.SharedPerBlock {
-		t.sharedError(fmt.Sprintf("static shared memory of %d bytes exceeds the %d-byte limit per block (cudaErrorLaunchOutOfResources)", b.staticB+n*size, spec.SharedPerBlock))
+	// Sizes are compared before they are multiplied, so that no length
+	// overflows into a small or negative byte count.
+	if n > spec.SharedPerBlock/size || b.staticB+n*size > spec.SharedPerBlock {
+		t.sharedError(fmt.Sprintf("static shared memory of %d bytes (%q: %d x %d bytes, after %d) exceeds the %d-byte limit per block (cudaErrorLaunchOutOfResources)",
+			int64(b.staticB)+int64(n)*int64(size), name, n, size, b.staticB, spec.SharedPerBlock))
 	}
-	if b.staticB+n*size+t.w.l.dynSh > spec.SharedPerBlockOptin {
-		t.sharedError(fmt.Sprintf("static %d + dynamic %d bytes of shared memory exceed the %d-byte limit per block", b.staticB+n*size, t.w.l.dynSh, spec.SharedPerBlockOptin))
+	if total := b.staticB + n*size + l.dynSh; total > spec.SharedPerBlockOptin {
+		t.sharedError(fmt.Sprintf("static %d + dynamic %d bytes of shared memory exceed the %d-byte limit per block (cudaErrorInvalidValue)", b.staticB+n*size, l.dynSh, spec.SharedPerBlockOptin))
+	} else if total > spec.SharedPerBlock && !l.opts.sharedOptIn {
+		// CUDA caps a kernel's dynamic shared memory at the default
+		// per-block limit less its static size, unless the kernel opted
+		// in (cudaFuncAttributeMaxDynamicSharedMemorySize); the launch
+		// fails before any thread runs.
+		t.sharedError(fmt.Sprintf("static %d + dynamic %d bytes of shared memory exceed the default %d-byte limit per block without opt-in (Options.WithSharedOptIn, cudaFuncAttributeMaxDynamicSharedMemorySize): the GPU refuses the launch with cudaErrorInvalidValue",
+			b.staticB+n*size, l.dynSh, spec.SharedPerBlock))
 	}
 	b.declared++
 	b.staticB += n * size
@@ -79,11 +90,11 @@ func declareShared[T Elem](t *Thread, name string, n int) *Buffer[T] {
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
 			return arr
 		}
-		arr := newSharedBuffer[T](name, n, t.w.l.detect)
+		arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect)
 		b.static[k] = arr
 		return arr
 	}
-	arr := newSharedBuffer[T](name, n, t.w.l.detect)
+	arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect)
 	b.static = append(b.static, arr)
 	return arr
 }
@@ -101,15 +112,15 @@ func DynamicShared[T Elem](t *Thread, name string) *Buffer[T] {
 		t.sharedError(fmt.Sprintf("dynamic shared memory viewed as %T here but as another type elsewhere", *new(T)))
 	}
 	var zero T
-	arr := newSharedBuffer[T](name, t.w.l.dynSh/int(unsafe.Sizeof(zero)), t.w.l.detect)
+	arr := newSharedBuffer[T](t.w.l.dev, name, t.w.l.dynSh/int(unsafe.Sizeof(zero)), t.w.l.detect)
 	b.dynamic = arr
 	return arr
 }
 
-func newSharedBuffer[T Elem](name string, n int, detect bool) *Buffer[T] {
+func newSharedBuffer[T Elem](d *Device, name string, n int, detect bool) *Buffer[T] {
 	var zero T
 	arr := &Buffer[T]{data: make([]T, n)}
-	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n,
+	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d,
 		init: make([]uint64, (n+63)/64)}
 	if detect {
 		arr.shadow = make([]cell, n)

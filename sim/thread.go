@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"fmt"
+	"runtime"
+)
+
 // Kernel is the body one CUDA thread runs: a __global__ function. The
 // simulator calls it once for every thread of the grid. Kernel arguments are
 // captured by the closure:
@@ -23,6 +28,7 @@ const (
 	stBarrier  // waiting at SyncThreads
 	stWarp     // waiting at a warp collective
 	stLockstep // held back by the lockstep warp model
+	stStopped  // parked because the launch is being stopped (see halt)
 	stDone
 )
 
@@ -115,4 +121,100 @@ func (t *Thread) yield() {
 	t.w.runq = append(t.w.runq, t)
 	t.suspend()
 	t.state = stRunning
+}
+
+// halt is where a thread that calls into sim learns that its launch is
+// ending from outside (LaunchContext's cancellation, the time limit, a
+// fatal finding in another worker) or has ended (a Thread kept past its
+// launch). It does not return.
+//
+//go:noinline
+func (t *Thread) halt() {
+	l := t.w.l
+	if l.ended.Load() {
+		panic(&MisuseError{Code: ErrInvalidValue, Op: "Thread",
+			What: fmt.Sprintf("thread %v of block %v is used after its launch ended: a Thread is valid only inside the kernel call it was passed to", t.ThreadIdx, t.BlockIdx)})
+	}
+	if l.stop.Load() == stopHang {
+		// The launch was abandoned: unwind the stray thread and let its
+		// worker wind down.
+		panic(errStopped)
+	}
+	// Park here, where the report of a stopped launch finds the thread;
+	// the scheduler ends the launch and unwinds it.
+	t.waitSite = t.w.sites.callerSite()
+	t.state = stStopped
+	t.suspend()
+	panic(errStopped)
+}
+
+// resumeWatch sets how a thread that was parked as spinning goes on when
+// it resumes: as before, with spinOps accesses before its next spin check,
+// or, when the worker has so many live threads that spinOps is 0, watched
+// at once for rewatchOps accesses that must keep to the addresses it spun
+// on.
+func (t *Thread) resumeWatch() {
+	if ops := t.w.spinOps; ops > 0 {
+		t.ops = ops
+		return
+	}
+	sw := t.x.spin
+	sw.confirm, sw.changed, sw.overflow = true, false, false
+	t.watch = rewatchOps
+}
+
+// periodic is the work of a thread's spin-check period (every
+// defaultBudget accesses, or spinOps): the watchdog's beat, the stack-depth
+// limit, and the check that a buffer belongs to the launch's Device, which
+// the fast path of Load and Store leaves out.
+func (t *Thread) periodic(m *mem) {
+	w := t.w
+	w.beat.Add(1)
+	if m.space == GlobalSpace && m.dev != w.l.dev {
+		t.foreign(m)
+	}
+	if d := w.l.maxDepth; d > 0 {
+		var pc [1]uintptr
+		if runtime.Callers(d, pc[:]) > 0 {
+			t.stackOverflow(d)
+		}
+	}
+}
+
+//go:noinline
+func (t *Thread) stackOverflow(depth int) {
+	t.w.l.addFinding(Finding{Kind: StackOverflow,
+		Detail:  fmt.Sprintf("the thread's stack is deeper than %d frames (Options.WithMaxDepth; on the GPU, cudaLimitStackSize): unbounded recursion?", depth),
+		Current: threadAccess(t, "call", t.w.sites.callerSite())})
+	panic(abortKernel{})
+}
+
+//go:noinline
+func (t *Thread) foreign(m *mem) {
+	t.w.l.addFinding(Finding{Kind: ForeignBuffer, Space: m.space, Memory: m.name,
+		Detail:  fmt.Sprintf("buffer %q belongs to another Device than the launch's", m.name),
+		Current: threadAccess(t, "access", t.w.sites.callerSite())})
+	panic(abortKernel{})
+}
+
+// firstShadow is slowAccess's check of a buffer it has no shadow for, or
+// that is not the launch Device's: a buffer of another Device is a
+// ForeignBuffer finding; a buffer whose shadow memory the budget cannot
+// hold is a ShadowBudget finding naming it. Both end the launch.
+//
+//go:noinline
+func (t *Thread) firstShadow(m *mem, s site) {
+	l := t.w.l
+	if m.dev != l.dev {
+		t.foreign(m)
+	}
+	if m.shadow != nil {
+		return
+	}
+	if err := l.dev.allocShadow(m, l.shadowBudget); err != nil {
+		l.addFinding(Finding{Kind: ShadowBudget, Space: m.space, Memory: m.name,
+			Detail:  fmt.Sprintf("buffer %q: %v", m.name, err),
+			Current: threadAccess(t, "access", s)})
+		panic(abortKernel{})
+	}
 }

@@ -94,8 +94,10 @@ func laneList(m uint32) string {
 }
 
 // badCollective reports what is wrong with a collective's mask or width:
-// a mask that leaves out the caller ends the launch; a bad width is
-// reported and replaced by 32, which it returns. A mask may name lanes
+// a mask that leaves out the caller ends the launch; a width that is not a
+// power of two in [1,32] is reported (CUDA leaves the result undefined)
+// and kept: the shuffle then computes what PTX's shfl.sync rule gives for
+// the clamp operand CUDA's headers build from it (see shflSource). A mask may name lanes
 // that have exited or do not exist (the partial last warp of a block):
 // PTX waits only for the mask's lanes that have not exited. The error
 // paths live here, out of collective, whose stack frame every suspended
@@ -107,9 +109,9 @@ func (w *worker) badCollective(t *Thread, kind collKind, mask uint32, width int,
 		w.collectiveFatal(t, kind, s, fmt.Sprintf("lane %d calls %s with mask %#08x that does not include itself", t.lane, kind, mask))
 	}
 	if width <= 0 || width > warpSize || width&(width-1) != 0 {
-		w.l.addFinding(Finding{Kind: InvalidShuffle, Detail: fmt.Sprintf("width %d is not a power of two in [1,32]", width),
+		w.l.addFinding(Finding{Kind: InvalidShuffle,
+			Detail:  fmt.Sprintf("width %d is not a power of two in [1,32]: undefined in CUDA; the lanes get what PTX's shfl.sync gives for it", width),
 			Current: threadAccess(t, kind.String(), s)})
-		width = warpSize
 	}
 	return width
 }
@@ -141,6 +143,10 @@ func (w *worker) collectiveFatal(t *Thread, kind collKind, s site, detail string
 
 func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, width int) uint64 {
 	w := t.w
+	if w.l.aborted.Load() {
+		t.halt()
+	}
+	w.tick()
 	w.stats.Collectives++
 	wp := &t.blk.warps[t.warp]
 	s := w.sites.callerSite()
@@ -190,28 +196,10 @@ func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 		lane := bits.TrailingZeros32(m)
 		t := &b.threads[first+lane]
 		var r uint64
-		seg := lane &^ (width - 1)
 		src := -1
 		switch c.kind {
-		case collShfl:
-			src = seg + int(c.args[lane])&(width-1)
-		case collShflUp:
-			if lane-seg >= int(c.args[lane]) {
-				src = lane - int(c.args[lane])
-			} else {
-				src = lane
-			}
-		case collShflDown:
-			if lane-seg+int(c.args[lane]) < width {
-				src = lane + int(c.args[lane])
-			} else {
-				src = lane
-			}
-		case collShflXor:
-			src = lane ^ int(c.args[lane]&31)
-			if src >= seg+width {
-				src = lane
-			}
+		case collShfl, collShflUp, collShflDown, collShflXor:
+			src = shflSource(c.kind, lane, c.args[lane], width)
 		case collBallot:
 			for mm := c.arrived; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
@@ -273,6 +261,56 @@ func (w *worker) completeCollective(b *block, wp *warp, c *collective) {
 	wp.spare = append(wp.spare, c)
 	// Not progress for the spin rounds (see releaseBarrier): a warp that
 	// polls with __any_sync completes a collective every time round.
+}
+
+// shflSource is the lane that lane reads in a shuffle of kind with operand
+// b (srcLane, delta or laneMask) and width, by PTX's shfl.sync rule (PTX
+// ISA, "shfl.sync"), with the c operand CUDA's headers pass:
+// ((32-width)<<8)|0x1f for idx, down and bfly, (32-width)<<8 for up:
+//
+//	bval = b[4:0]; cval = c[4:0]; segmask = c[12:8]
+//	maxLane = (lane & segmask) | (cval & ~segmask); minLane = lane & segmask
+//	up:   j = lane - bval; ok = j >= maxLane
+//	down: j = lane + bval; ok = j <= maxLane
+//	bfly: j = lane ^ bval; ok = j <= maxLane
+//	idx:  j = minLane | (bval & ~segmask); ok = j <= maxLane
+//	if !ok { j = lane }
+//
+// Only b's low five bits count, so a delta of 32 is 0 and 33 is 1, and -1
+// is 31; a width that is not a power of two makes a segment mask of
+// whatever bits 32-width has. For the widths CUDA defines, this is the
+// documented behaviour: srcLane modulo width within the caller's segment,
+// and the caller's own value where up or down would leave the segment.
+func shflSource(kind collKind, lane int, b int32, width int) int {
+	c := int32(uint32(int32(warpSize-width)) << 8)
+	if kind != collShflUp {
+		c |= 0x1f
+	}
+	bval := int(uint32(b) & 31)
+	cval := int(c & 31)
+	segmask := int(c>>8) & 31
+	maxLane := lane&segmask | cval&^segmask
+	minLane := lane & segmask
+	var j int
+	var ok bool
+	switch kind {
+	case collShflUp:
+		j = lane - bval
+		ok = j >= maxLane
+	case collShflDown:
+		j = lane + bval
+		ok = j <= maxLane
+	case collShflXor:
+		j = lane ^ bval
+		ok = j <= maxLane
+	default:
+		j = minLane | bval&^segmask
+		ok = j <= maxLane
+	}
+	if !ok {
+		j = lane
+	}
+	return j
 }
 
 // warpExit marks t's lane exited and completes any collective that waited

@@ -1,0 +1,211 @@
+package sim_test
+
+// Requests beyond a limit are refused or reported, never a crash: device
+// and host memory, detection's shadow memory, shared memory sizes,
+// recursion depth, grids beyond the simulator's thread numbering.
+
+import (
+	"errors"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+func wantAllocRefused(t *testing.T, err error, limit string) {
+	t.Helper()
+	var le *sim.LaunchError
+	if !errors.As(err, &le) || le.Code != sim.ErrMemoryAllocation || le.Limit != limit {
+		t.Fatalf("err = %v, want a LaunchError with ErrMemoryAllocation on %q", err, limit)
+	}
+}
+
+// The issue's case: 0x600000000 float32 (96 GiB) on an 80 GB H100 is
+// refused before any host memory is allocated.
+func TestAllocBeyondDeviceMemoryRefusedBeforeHostMemory(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b, err := sim.Alloc[float32](dev, "x", 0x600000000)
+	runtime.ReadMemStats(&after)
+	wantAllocRefused(t, err, "global memory")
+	if b != nil {
+		t.Error("a refused Alloc returned a buffer")
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("the refused Alloc allocated %d bytes of host memory", grew)
+	}
+	if !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("the error should name the buffer: %v", err)
+	}
+}
+
+// n*sizeof(T) overflowing 64 bits is refused, not wrapped into a small size.
+func TestAllocSizeOverflowRefused(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	for _, n := range []int{math.MaxInt, math.MaxInt/8 + 1, math.MaxInt / 4} {
+		_, err := sim.Alloc[float64](dev, "x", n)
+		wantAllocRefused(t, err, "global memory")
+	}
+	_, err := sim.Alloc[float64](dev, "x", -1)
+	var le *sim.LaunchError
+	if !errors.As(err, &le) || le.Code != sim.ErrInvalidValue {
+		t.Errorf("negative length: %v, want ErrInvalidValue", err)
+	}
+}
+
+// A device whose memory is larger than the host's: the host's limit is
+// checked before the host slice is made (on hosts with /proc/meminfo).
+func TestAllocBeyondHostMemoryRefused(t *testing.T) {
+	if _, err := os.Stat("/proc/meminfo"); err != nil {
+		t.Skip("the host's memory is read from /proc/meminfo, which this system has not")
+	}
+	spec := sim.H100
+	spec.GlobalMemory = 1 << 60
+	dev := sim.NewDevice(spec)
+	_, err := sim.Alloc[float32](dev, "huge", 1<<50) // 4 PiB
+	wantAllocRefused(t, err, "host memory")
+}
+
+// Detection's shadow memory has a budget: a launch that would exceed it
+// ends with a finding naming the buffer and the budget, and allocates no
+// shadow.
+func TestShadowBudgetNamesBufferAndBudget(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x, _ := sim.Alloc[float32](dev, "big", 1<<20)
+	x.Memset(0)
+	k := func(th *sim.Thread) { x.Store(th, th.GlobalX(), 1) }
+	r := report(t, dev, cfg1(1, 32, sim.Options{}.WithShadowBudget(1<<20)), k)
+	f := only(t, r, sim.ShadowBudget)
+	if f.Memory != "big" || !strings.Contains(f.Detail, "budget of 1048576 bytes") || !r.Aborted {
+		t.Errorf("want the buffer and the budget named:\n%v", r)
+	}
+	// The same launch within the budget, and with detection off, run clean.
+	if r := report(t, dev, cfg1(1, 32, sim.Options{}.WithShadowBudget(1<<30)), k); r != nil {
+		t.Errorf("within the budget: %v", r)
+	}
+	if r := report(t, dev, cfg1(1, 32, sim.Options{}.WithShadowBudget(1).WithDetection(false)), k); r != nil {
+		t.Errorf("detection off: %v", r)
+	}
+}
+
+// The issue's case: a 2 GiB buffer is legal on the simulated H100, but its
+// shadow (48 bytes per float32, 24 GiB) is beyond the default budget: the
+// launch says so instead of exhausting the host.
+func TestShadowBudgetDefaultRefuses2GiBBuffer(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	defer dev.Close()
+	x, err := sim.Alloc[float32](dev, "x", 1<<29)
+	if err != nil {
+		var le *sim.LaunchError
+		if errors.As(err, &le) && le.Limit == "host memory" {
+			t.Skipf("this host cannot hold the 2 GiB buffer itself: %v", err)
+		}
+		t.Fatal(err)
+	}
+	r := report(t, dev, cfg1(1, 1, sim.Options{}), func(th *sim.Thread) { x.Store(th, 0, 1) })
+	f := only(t, r, sim.ShadowBudget)
+	if f.Memory != "x" || !strings.Contains(f.Detail, "25769803776 bytes") {
+		t.Errorf("want the 24 GiB the shadow needs named:\n%v", r)
+	}
+}
+
+// A shared array whose byte size overflows is the shared-memory-limit
+// finding, not a Go panic.
+func TestSharedSizeOverflowIsSharedLimitFinding(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	for _, n := range []int{math.MaxInt / 4, math.MaxInt/8 + 1, math.MaxInt} {
+		r := report(t, dev, cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+			sim.Shared[float64](th, "s", n)
+		})
+		f := only(t, r, sim.InvalidShared)
+		if !strings.Contains(f.Detail, "exceeds the 49152-byte limit") {
+			t.Errorf("n = %d: %v", n, r)
+		}
+	}
+}
+
+// 40 KiB of static and 10 KiB of dynamic shared memory without opt-in
+// exceed the 48 KiB default per kernel: the H100 refuses the launch
+// (cudaErrorInvalidValue). With opt-in it runs.
+func TestSharedStaticPlusDynamicAboveDefaultNeedsOptIn(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	k := func(th *sim.Thread) {
+		s := sim.Shared[float32](th, "static", 10*1024)
+		d := sim.DynamicShared[float32](th, "dynamic")
+		s.Store(th, 0, 1)
+		d.Store(th, 0, 1)
+	}
+	cfg := sim.Config{Grid: sim.Dim(1), Block: sim.Dim(1), SharedBytes: 10 * 1024}
+	f := only(t, report(t, dev, cfg, k), sim.InvalidShared)
+	if !strings.Contains(f.Detail, "cudaErrorInvalidValue") || !strings.Contains(f.Detail, "static 40960 + dynamic 10240") {
+		t.Errorf("finding %v", f)
+	}
+	cfg.Options = sim.Options{}.WithSharedOptIn(true)
+	if r := report(t, dev, cfg, k); r != nil {
+		t.Errorf("with opt-in: %v", r)
+	}
+	// Exactly 48 KiB together is within the default.
+	cfg = sim.Config{Grid: sim.Dim(1), Block: sim.Dim(1), SharedBytes: 8 * 1024}
+	if r := report(t, dev, cfg, k); r != nil {
+		t.Errorf("40 KiB + 8 KiB: %v", r)
+	}
+}
+
+// recurse descends n levels, loading an element at each (a tree walk).
+func recurse(th *sim.Thread, x *sim.Buffer[int32], n int) int32 {
+	if n == 0 {
+		return 0
+	}
+	return x.Load(th, n&7) + recurse(th, x, n-1) //#recurse
+}
+
+// Recursion 10^7 deep is a StackOverflow finding at the documented depth
+// limit, not Go's fatal stack overflow.
+func TestRecursionBeyondDepthLimitIsFinding(t *testing.T) {
+	if got := (sim.Options{}).MaxDepth(); got != sim.DefaultMaxDepth {
+		t.Errorf("default depth %d, want %d", got, sim.DefaultMaxDepth)
+	}
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		x, _ := sim.Alloc[int32](dev, "x", 8)
+		x.Memset(0)
+		r := report(t, dev, cfg1(1, 1, o), func(th *sim.Thread) {
+			x.Store(th, 0, recurse(th, x, 10_000_000))
+		})
+		f := only(t, r, sim.StackOverflow)
+		if f.Current.Site != siteOf(t, "limits_test.go", "recurse") || !strings.Contains(f.Detail, "10000 frames") {
+			t.Errorf("detection %v: %v", o.Detection(), r)
+		}
+	}
+	// Recursion within the limit runs.
+	dev := sim.NewDevice(sim.H100)
+	x, _ := sim.Alloc[int32](dev, "x", 8)
+	x.Memset(0)
+	if r := report(t, dev, cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+		x.Store(th, 0, recurse(th, x, 5000))
+	}); r != nil {
+		t.Errorf("5000 levels: %v", r)
+	}
+}
+
+// A grid of 2^32 threads is legal on the GPU but beyond the simulator's
+// 32-bit thread ids: the error code says so, and is not CUDA's
+// invalid-configuration code.
+func TestGridBeyondSimulatorIndexingHasSimulatorCode(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	err := dev.Validate(sim.Config{Grid: sim.Dim(1 << 22), Block: sim.Dim(1024)})
+	var le *sim.LaunchError
+	if !errors.As(err, &le) || le.Code != sim.ErrSimulatorLimit || le.Code == sim.ErrInvalidConfiguration {
+		t.Fatalf("err = %v, want ErrSimulatorLimit", err)
+	}
+	if !strings.Contains(le.Error(), "the GPU would run it") {
+		t.Errorf("the error should say the GPU would run it: %v", le)
+	}
+	if err := dev.Validate(sim.Config{Grid: sim.Dim(1<<22 - 1), Block: sim.Dim(1024)}); err != nil {
+		t.Errorf("one block fewer: %v", err)
+	}
+}

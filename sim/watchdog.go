@@ -1,0 +1,269 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// This file holds what ends a launch from outside its threads: the
+// context's cancellation, the time limit and the watchdog. The package
+// doc's # Watchdog says what they guarantee.
+
+// cancelGrace is how long a cancelled launch waits for a thread that
+// reaches no scheduling point before abandoning it, watchdog or not.
+const cancelGrace = time.Second
+
+// launchSeq numbers launches for their goroutine labels.
+var launchSeq atomic.Uint64
+
+const labelKey = "gpusim.launch"
+
+// supervise runs the launch's workers on a goroutine of their own and
+// waits for them, for ctx, for the time limit and for the watchdog. It
+// returns when the workers are done, or when it abandons them: then
+// l.abandoned is set, the Hang finding recorded, and the workers' goroutine
+// is left to run on (see abandon).
+func (l *launch) supervise(ctx context.Context) {
+	id := strconv.FormatUint(launchSeq.Add(1), 10)
+	l.labels = pprof.WithLabels(context.Background(), pprof.Labels(labelKey, id))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.run()
+	}()
+	wd := l.opts.Watchdog()
+	cancelled := ctx.Done()
+	var tick <-chan time.Time
+	if wd > 0 || cancelled != nil {
+		period := time.Second
+		if wd > 0 {
+			period = min(max(wd/8, time.Millisecond), time.Second)
+		}
+		tk := time.NewTicker(period)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	var limit <-chan time.Time
+	if tl := l.opts.timeLimit; tl > 0 {
+		tm := time.NewTimer(tl)
+		defer tm.Stop()
+		limit = tm.C
+	}
+	var beats []beatMark
+	for {
+		select {
+		case <-done:
+			return
+		case <-cancelled:
+			cancelled = nil
+			l.stopped = ctx.Err()
+			l.halt(stopCancel)
+			// A thread that reaches no scheduling point is abandoned after
+			// cancelGrace even with the watchdog off.
+			if wd <= 0 || wd > cancelGrace {
+				wd = cancelGrace
+			}
+			for i := range beats {
+				beats[i].since = time.Now()
+			}
+		case <-limit:
+			limit = nil
+			l.halt(stopBudget)
+		case now := <-tick:
+			if wd <= 0 {
+				continue
+			}
+			l.mu.Lock()
+			ws := l.workers
+			l.mu.Unlock()
+			if len(beats) != len(ws) {
+				beats = make([]beatMark, len(ws))
+				for i := range beats {
+					beats[i].since = now
+				}
+			}
+			for i, w := range ws {
+				if w.finished.Load() {
+					continue
+				}
+				if b := w.beat.Load(); b != beats[i].beat {
+					beats[i] = beatMark{b, now}
+					continue
+				}
+				if now.Sub(beats[i].since) >= wd {
+					l.abandon(w, now.Sub(beats[i].since))
+					return
+				}
+			}
+		}
+	}
+}
+
+type beatMark struct {
+	beat  uint64
+	since time.Time
+}
+
+// halt stops the launch at its threads' next scheduling points (thread
+// starts, barriers, collectives, atomics, fences, spin checks).
+func (l *launch) halt(reason int32) {
+	l.stop.CompareAndSwap(0, reason)
+	l.aborted.Store(true)
+}
+
+// abandon gives up on worker w, whose current thread has run for quiet
+// without calling into sim: it records a Hang finding naming the thread
+// and the line it runs (sampled from its goroutine's stack), marks the
+// launch abandoned and leaves its goroutines behind. The stray thread's
+// next Load or Store unwinds it (its budget is spent here, see halt);
+// until then it runs on, and a thread that never calls into sim runs until
+// the process exits. The Device is marked unusable by LaunchContext, so
+// that nothing the stray thread may still write is read as a later
+// launch's result.
+func (l *launch) abandon(w *worker, quiet time.Duration) {
+	l.halt(stopHang)
+	l.abandoned = true
+	blk, thr, ok := peekRunning(w)
+	where := sampleStuck(l.labels)
+	f := Finding{Kind: Hang,
+		Detail: fmt.Sprintf("the thread ran %v without calling into sim (the watchdog's timeout, Options.WithWatchdog); the launch is abandoned and the Device unusable: the thread's goroutine runs on until it next calls into sim, or until the process exits",
+			quiet.Round(time.Millisecond))}
+	if ok {
+		f.Current = Access{Block: blk, Thread: thr, Op: "running", Site: where}
+	} else {
+		f.Current = Access{Op: "running", Site: where}
+	}
+	if where == "" {
+		f.Detail += " (its line could not be sampled)"
+	}
+	l.addFinding(f)
+	spendBudget(w)
+	d := l.dev
+	d.mu.Lock()
+	d.hungAt = f.Current.String()
+	d.mu.Unlock()
+}
+
+// peekRunning returns the thread worker w last started or resumed, which
+// is the one running when the watchdog calls. It reads the worker's and
+// the thread's fields without synchronisation, deliberately: the worker's
+// goroutine is inside a kernel thread that has not called into sim for
+// the watchdog's timeout, and has not written them since.
+//
+//go:norace
+func peekRunning(w *worker) (blk, thr Dim3, ok bool) {
+	t := w.cur
+	if t == nil {
+		return Dim3{}, Dim3{}, false
+	}
+	return t.BlockIdx, t.ThreadIdx, true
+}
+
+// spendBudget makes the stray thread's next Load or Store take the slow
+// path, where halt unwinds it. Unsynchronised for the reason peekRunning
+// is; a lost write only delays the unwinding to the thread's next
+// periodic check.
+//
+//go:norace
+func spendBudget(w *worker) {
+	if t := w.cur; t != nil {
+		t.budget = math.MinInt32
+	}
+}
+
+// sampleStuck finds the kernel line a thread of the launch labelled ctx's
+// labels is running, from a goroutine profile: the launch's coroutines
+// carry its label, and the one that is not parked in a coroutine switch is
+// the running thread. The line is the innermost frame outside the runtime
+// and sim. It returns "" if none is found.
+func sampleStuck(labels context.Context) string {
+	id, _ := pprof.Label(labels, labelKey)
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
+		return ""
+	}
+	want := fmt.Sprintf("%q:%q", labelKey, id)
+	for _, rec := range strings.Split(buf.String(), "\n\n") {
+		if !strings.Contains(rec, want) {
+			continue
+		}
+		if where, ok := runningLine(rec); ok {
+			return where
+		}
+	}
+	return ""
+}
+
+// runningLine reads one record of a goroutine profile (debug=1): if its
+// goroutines are running kernel code rather than parked in a coroutine
+// switch, it returns the innermost kernel line.
+func runningLine(rec string) (string, bool) {
+	where, lib := "", "" // the innermost frame outside the standard library, and in it
+	inKernel := false
+	for _, line := range strings.Split(rec, "\n") {
+		if !strings.HasPrefix(line, "#\t") {
+			continue
+		}
+		f := strings.Fields(line[2:])
+		if len(f) < 3 {
+			continue
+		}
+		fn, file := f[1], f[2]
+		if i := strings.LastIndexByte(fn, '+'); i > 0 {
+			fn = fn[:i]
+		}
+		switch {
+		case strings.HasPrefix(fn, "runtime.coroswitch"), strings.HasPrefix(fn, "iter.Pull"):
+			if where == "" {
+				return "", false // parked: a suspended or idle coroutine
+			}
+		case fn == runThreadFunc:
+			inKernel = true
+		case where == "" && !strings.HasPrefix(fn, "runtime.") &&
+			!(strings.HasPrefix(fn, simPkg) && !strings.Contains(file, "_test.go")):
+			i := strings.LastIndexByte(file, ':')
+			if i <= 0 {
+				continue
+			}
+			n, err := strconv.Atoi(file[i+1:])
+			if err != nil {
+				continue
+			}
+			s := fmt.Sprintf("%s:%d", shortFile(file[:i]), n)
+			if stdlib(fn) {
+				if lib == "" {
+					lib = s // sync/atomic's Load, say: the kernel's line is further out
+				}
+				continue
+			}
+			where = s
+		}
+	}
+	if where == "" {
+		where = lib
+	}
+	return where, inKernel && where != ""
+}
+
+// stdlib reports whether function fn (as a goroutine profile names it) is
+// in the standard library: its import path's first element has no dot,
+// and it is not package main.
+func stdlib(fn string) bool {
+	path := fn
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		if j := strings.IndexByte(path[i:], '.'); j >= 0 {
+			path = path[:i+j]
+		}
+	} else if j := strings.IndexByte(path, '.'); j >= 0 {
+		path = path[:j]
+	}
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".") && path != "main"
+}
