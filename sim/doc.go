@@ -9,11 +9,13 @@
 // # Index
 //
 // Devices and launches: [NewDevice] makes a [Device] of a [Spec] ([H100],
-// [A100], [T4], [LookupSpec]); [Device.Launch] runs a [Kernel] over a
-// [Config]'s grid and block ([Dim], [Dim2], [Dim3]) under [Options]
-// (schedule, seed, detection, workers, [WarpModel]); [Device.Validate] checks
-// a Config as cudaLaunchKernel does; [Spec.CalcOccupancy] is the occupancy
-// calculator.
+// [A100], [T4], [LookupSpec]); [Device.Launch] and [Device.LaunchContext]
+// run a [Kernel] over a [Config]'s grid and block ([Dim], [Dim2], [Dim3])
+// under [Options] (schedule, seed, detection, workers, [WarpModel], the
+// watchdog, a time limit, the stack depth and shadow-memory limits, a
+// [Progress] counter); [Device.Validate] checks a Config as cudaLaunchKernel
+// does; [Device.Close] releases a device; [Spec.CalcOccupancy] is the
+// occupancy calculator.
 //
 // The thread: a kernel's [Thread] has CUDA's built-in indices (ThreadIdx,
 // BlockIdx, BlockDim, GridDim) and [Thread.GlobalX], [Thread.GridStrideX],
@@ -42,8 +44,10 @@
 //
 // Findings: Launch returns a [Report] of [Finding] values, each of a [Kind]
 // ([Kind.Fatal] says which abort the launch) with the [Access] values
-// involved or the [WaitingThread] values of a deadlock; a refused launch
-// returns a [LaunchError] with CUDA's [ErrorCode].
+// involved, or the [StateGroup] ranges ([Span]) and [WaitingThread] values
+// of a deadlock or a stopped launch; a refused launch or allocation returns
+// a [LaunchError] with CUDA's [ErrorCode], and host code misusing the
+// simulator gets a [MisuseError].
 //
 // Profiling: [Device.LaunchProfile] returns a launch's [Profile]: its
 // [Counters], [MemStats] ([GlobalStats] for coalescing, [SharedStats] for
@@ -156,17 +160,118 @@
 // returns a *Report listing the findings, deduplicated by kind and source
 // line pair, with counts, sorted by kind and line; nil means a clean run.
 // Fatal findings (the kinds [Kind.Fatal] names: out-of-bounds accesses,
-// panics, deadlock, invalid shared memory, warp divergence) abort the
-// launch: every thread still suspended is unwound (its deferred calls run)
-// and no other thread starts. Writes made before
+// panics, deadlock, invalid shared memory, warp divergence, hangs, the time
+// limit, stack overflow, the shadow budget, use after Free, a buffer of
+// another Device) abort the launch: every thread still suspended is unwound
+// (its deferred calls run) and no other thread starts. Writes made before
 // the abort stay in memory, exactly as the schedule made them; nothing is
 // rolled back, as on a GPU where a faulting kernel leaves memory partly
-// written. A kernel that loops forever without calling sim cannot be
-// interrupted; one that spins through sim (loads, stores, atomics) is
-// detected: a thread that touches at most 32 addresses for 64 accesses
-// without changing memory counts as spinning, and when every live thread is
-// blocked or spinning for 64 rounds with no progress, the launch ends with a
-// Deadlock finding naming each live thread and the line it waits at.
+// written.
+//
+// # Deadlock
+//
+// A thread that spins through sim (loads, stores, atomics) is detected: a
+// thread that touches at most 32 addresses for 64 accesses without changing
+// memory counts as spinning and is parked until others have run. When
+// every live thread is blocked or spinning for 64 rounds with no progress
+// (no change of memory, no exit, no block admitted), the launch ends with
+// a Deadlock finding. With more than 16384 live threads the rounds are
+// fewer, down to 4 at 262144, and a resumed spinner runs fewer accesses
+// before it is checked again (at most 2^20 per round in all), so that a
+// deadlock of 300 blocks of 1024 threads is reported in seconds. The
+// finding groups the live threads by state and line into ranges of blocks
+// and threads ("blocks 0-263, threads 0-1023: spinning without progress at
+// x.go:19"): at most 24 groups of 8 ranges, the rest counted, so a report
+// stays within a few KB whatever the grid; Finding.Waiting lists the first
+// 256 threads of each group one by one.
+//
+// # Watchdog
+//
+// A kernel thread that loops without calling into sim cannot be preempted:
+// Go has no way to stop a goroutine from outside. Every launch therefore
+// runs its workers on a goroutine of their own, and a watchdog on the
+// launching goroutine watches their beat, which every call into sim
+// advances (coarsely: thread exits, scheduling turns, spin checks, atomics,
+// fences, barriers, collectives, and each thread's periodic check in Load
+// and Store). When a worker's beat stands still for the watchdog's timeout
+// (DefaultWatchdog, 10 s; Options.WithWatchdog sets it, 0 turns it off),
+// the launch returns a Hang finding naming the running thread and the
+// kernel line it runs, sampled from a goroutine profile.
+//
+// The launch is then abandoned. Its goroutines are left behind: the stray
+// thread's goroutine runs on, burning a core, until it next calls into sim,
+// where it is unwound (its deferred calls run) and the launch's other
+// goroutines end with it; a thread that never calls into sim again runs
+// until the process exits. Because it may still write the Device's
+// memory, the Device is unusable from then on, as a CUDA context is after
+// cudaErrorLaunchTimeout: every launch, allocation and copy on it returns a
+// *MisuseError with ErrLaunchTimeout. Make a new Device.
+//
+// LaunchContext ends a launch when its context is cancelled or its deadline
+// passes, at the next scheduling point of any thread: a thread start, a
+// barrier, a collective, an atomic, a fence, a spin check, or the periodic
+// check in Load and Store (at least every 4096 accesses). It returns a
+// *Report whose Stopped is the context's error. A thread that reaches no
+// scheduling point within a second of the cancellation is abandoned as
+// the watchdog abandons one, watchdog or not.
+//
+// A livelock whose threads keep writing changing values is progress to the
+// deadlock detector, rightly: it cannot tell it from long work.
+// Options.WithTimeLimit bounds a launch's wall-clock time; when it runs out
+// the launch ends at its threads' next scheduling points with a
+// BudgetExceeded finding grouping the live threads by state and line.
+// There is no time limit by default.
+//
+// # Limits
+//
+// What a test throws at the simulator is refused or reported; it does not
+// crash the process:
+//
+//   - Alloc checks the request against the device's free memory, and a large
+//     one against the host's (/proc/meminfo, where there is one), before
+//     making the host slice; an element count whose byte size overflows
+//     is refused too. Each is a *LaunchError with ErrMemoryAllocation.
+//   - Detection keeps 48 bytes of shadow memory per element of every global
+//     buffer a launch with detection touches, allocated on first touch.
+//     The shadow memory of one Device's buffers is bounded by
+//     Options.WithShadowBudget (DefaultShadowBudget, 4 GiB) and by the
+//     host; a launch that would exceed either ends with a ShadowBudget
+//     finding naming the buffer and the budget, before allocating it.
+//   - Shared memory sizes are compared before they are multiplied: a length
+//     whose byte size overflows is the shared-memory-limit finding. Static
+//     plus dynamic shared memory above 48 KiB needs Options.WithSharedOptIn,
+//     as cudaFuncSetAttribute's opt-in on the GPU.
+//   - A kernel thread's stack is limited to Options.MaxDepth Go frames
+//     (DefaultMaxDepth, 10000), the simulator's cudaLimitStackSize: deeper
+//     recursion is a StackOverflow finding. The depth is checked at each
+//     thread's periodic check (every 4096 accesses at most), so recursion
+//     that calls into sim is caught within 4096 levels of the limit; a
+//     recursion that never calls into sim is limited only by Go's maximum
+//     stack (1 GB), whose overflow ends the process.
+//   - A grid of 2^32 threads or more is legal on the GPU but beyond the
+//     simulator's 32-bit thread ids: Validate refuses it with
+//     ErrSimulatorLimit, which is no CUDA error code.
+//
+// # Misuse
+//
+// Host misuse is named: a copy of a freed buffer, or of a buffer of a
+// closed or unusable Device, is a *MisuseError; freeing a buffer twice
+// panics with one (a bug in the host code, like closing a closed channel);
+// a zero-value or nil Device is refused by every method. Inside a kernel,
+// an access to a freed buffer is a UseAfterFree finding, and an access to
+// a buffer of another Device a ForeignBuffer finding (with detection off,
+// caught at the thread's periodic check, so a thread of fewer than 4096
+// accesses may escape it). A Thread is valid only during its launch: used
+// after it, its Loads, Stores, atomics, fences, barriers and collectives
+// panic with a *MisuseError.
+//
+// A Device may be used from many goroutines: its launches and its buffers'
+// host copies run one at a time, as on one CUDA stream. (A kernel must not
+// call a host copy of its own Device: the copy waits for the launch, and
+// the watchdog reports the thread as hung.)
+// Device.Close frees the buffers and stops the simulator's idle
+// coroutines, so that a goroutine-leak check after it passes; it cannot
+// stop the goroutines of an abandoned launch.
 //
 // # Source lines
 //
