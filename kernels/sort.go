@@ -423,8 +423,9 @@ k-blocks elementwise, ascending, which leaves each bitonic), but at the last
 stage, k = n, every idx pairs with ixj = idx ^ n = idx + n >= n, and the
 kernel, whose guard checks idx only, reads data[ixj] past the end (and on a
 GPU may swap a value from beyond the allocation into the array). The
-detectors report it as an out-of-bounds read. n = 2^L takes L(L+3)/2
-launches, the last stage aborting at its first.` + bitonicCaseDoc,
+detectors report it as an out-of-bounds read. For n = 2^L the loop makes
+L(L+3)/2 launches; on the simulator the first launch of the last stage is
+reported and the driver stops there.` + bitonicCaseDoc,
 	Seed:      "001",
 	Funcs:     []any{BitonicStep},
 	Run:       func(b Backend, c Case) (Result, error) { return runBitonicSeedFaulty(b, c) },
