@@ -2,11 +2,16 @@
 // kernel's host driver on the simulator against its CPU reference, reports
 // findings, profiles launches, computes occupancy and writes traces.
 //
-// Exit status: 0 success; 1 a run that failed its check or had findings
-// (for sweep -gpu: a GPU result that differs from the simulator's, or a
-// driver that failed on the GPU); 2 bad usage or input (unknown kernel,
-// illegal launch shape, unreadable file, -gpu in a binary built without the
-// cuda tag or where the GPU cannot be opened).
+// Exit status: 0 success; 1 a run that failed its check or had any finding,
+// in every subcommand that runs kernels (run, race, sweep, trace; for sweep
+// -gpu also a GPU result that differs from the simulator's, or a driver
+// that failed on the GPU); 2 bad usage or input (unknown kernel, illegal
+// launch shape, unreadable or invalid -in case file, -gpu in a binary built
+// without the cuda tag or where the GPU cannot be opened). Messages start
+// with the subcommand: "gpusim run: ...".
+//
+// The detectors run by default (-race=false turns them off), as for a
+// launch through package sim.
 package cli
 
 import (
@@ -36,6 +41,7 @@ func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code
 
 type env struct {
 	stdout, stderr io.Writer
+	cmd            string // the subcommand running, which prefixes its messages
 }
 
 type command struct {
@@ -62,6 +68,18 @@ func init() {
 // the exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 2 && args[0] == "help" {
+		// gpusim help CMD: the command's synopsis and flags.
+		for _, c := range commands {
+			if c.name == args[1] {
+				fmt.Fprintf(stdout, "usage: gpusim %s %s\n    %s\n\nflags:\n", c.name, c.args, c.doc)
+				e.cmd = c.name
+				return e.exit(c.run(e, []string{"-h"}))
+			}
+		}
+		fmt.Fprintf(stderr, "gpusim help: unknown command %q%s (gpusim help lists them)\n", args[1], suggest(args[1], commandNames()))
+		return 2
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		e.usage(stdout)
 		if len(args) == 0 {
@@ -71,15 +89,28 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
+			e.cmd = c.name
 			return e.exit(c.run(e, args[1:]))
 		}
 	}
+	fmt.Fprintf(stderr, "gpusim: unknown command %q%s (gpusim help lists them)\n", args[0], suggest(args[0], commandNames()))
+	return 2
+}
+
+func commandNames() []string {
 	var names []string
 	for _, c := range commands {
 		names = append(names, c.name)
 	}
-	fmt.Fprintf(stderr, "gpusim: unknown command %q%s (gpusim help lists them)\n", args[0], suggest(args[0], names))
-	return 2
+	return names
+}
+
+// prefix is what the command's messages start with: "gpusim run".
+func (e *env) prefix() string {
+	if e.cmd == "" {
+		return "gpusim"
+	}
+	return "gpusim " + e.cmd
 }
 
 func (e *env) exit(err error) int {
@@ -93,10 +124,10 @@ func (e *env) exit(err error) int {
 	case errors.As(err, &xe):
 		return xe.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "gpusim: %s\n", ue.msg)
+		fmt.Fprintf(e.stderr, "%s: %s\n", e.prefix(), ue.msg)
 		return 2
 	}
-	fmt.Fprintf(e.stderr, "gpusim: %v\n", err)
+	fmt.Fprintf(e.stderr, "%s: %v\n", e.prefix(), err)
 	return 1
 }
 
@@ -105,7 +136,8 @@ func (e *env) usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  gpusim %s %s\n      %s\n", c.name, c.args, c.doc)
 	}
-	fmt.Fprintln(w, "\nEvery subcommand takes -json. Exit status: 0 ok, 1 failed check or findings, 2 bad input.")
+	fmt.Fprintln(w, "\ngpusim help CMD shows a command's flags. Every subcommand takes -json.")
+	fmt.Fprintln(w, "Exit status: 0 ok, 1 a failed check or any finding, 2 bad usage or input.")
 }
 
 // newFlags makes a flag set whose errors become usage errors.
@@ -127,7 +159,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 				fs.PrintDefaults()
 				return nil, err
 			}
-			return nil, usagef("%s: %v", fs.Name(), err)
+			return nil, usagef("%v", err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -230,3 +230,133 @@ func TestSweepGPUDiffers(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// `gpusim run` runs the detectors by default (add_one is the registry's
+// racy kernel: it used to say PASS and exit 0); -race=false turns them off.
+func TestRunDetectsByDefault(t *testing.T) {
+	code, out, _ := run(t, "run", "add_one")
+	if code != 1 || !strings.Contains(out, "data race") || !strings.Contains(out, "race=true") {
+		t.Errorf("run add_one: exit %d, want 1 and a data race:\n%s", code, out)
+	}
+	code, out, _ = run(t, "run", "add_one", "-race=false")
+	if code != 0 || strings.Contains(out, "data race") {
+		t.Errorf("run add_one -race=false: exit %d, want 0 and no finding:\n%s", code, out)
+	}
+}
+
+// Any finding is exit status 1 in every subcommand that runs a kernel.
+func TestExitOneOnFindingsInEverySubcommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "add_one"},
+		{"race", "add_one"},
+		{"trace", "add_one", "-o", filepath.Join(dir, "t.json")},
+		{"trace", "add_one", "-o", "-"},
+		{"sweep", "add_one", "-blocks", "16"},
+		{"run", "add_one", "-json"},
+		{"trace", "add_one", "-o", filepath.Join(dir, "t2.json"), "-json"},
+		{"sweep", "add_one", "-blocks", "16", "-json"},
+	} {
+		if code, out, stderr := run(t, args...); code != 1 {
+			t.Errorf("gpusim %v: exit %d, want 1\n%s%s", args, code, out, stderr)
+		}
+	}
+}
+
+// An invalid -in case file is bad input, exit status 2 with one line
+// naming the problem: a negative N, a block of 0 threads, inputs of the
+// wrong count or length, and JSON that is not a case.
+func TestExitTwoOnInvalidCaseFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, json, stderr string
+	}{
+		{"negative N", `{"N": -5}`, "N -5 is negative"},
+		{"block 0", `{"Block": 0}`, "Block 0: a block has at least 1 thread"},
+		{"short input", `{"N": 8, "Inputs": [[1, 2, 3], [1, 2, 3, 4, 5, 6, 7, 8]]}`, "input 0 has 3 elements; the kernel takes 8 for N 8"},
+		{"input count", `{"N": 2, "Inputs": [[1, 2]]}`, "1 inputs, the kernel takes 2"},
+		{"not a case", `[1, 2]`, "cannot unmarshal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			if err := os.WriteFile(path, []byte(tc.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := run(t, "run", "vector_add", "-in", path)
+			if code != 2 || !strings.Contains(stderr, tc.stderr) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, tc.stderr)
+			}
+		})
+	}
+}
+
+// JSON output names finding kinds and memory spaces, not their numbers.
+func TestJSONFindingKindsAndSpacesAreStrings(t *testing.T) {
+	_, out, _ := run(t, "race", "add_one", "-json")
+	var v struct {
+		Findings []struct {
+			Kind  string
+			Space string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(v.Findings) == 0 || v.Findings[0].Kind != "data race" || v.Findings[0].Space != "global" {
+		t.Errorf("findings %+v, want kind \"data race\" in space \"global\"", v.Findings)
+	}
+}
+
+// `gpusim help CMD` shows the command's synopsis and flags.
+func TestHelpCommandShowsFlags(t *testing.T) {
+	for cmd, flag := range map[string]string{"run": "-race", "sweep": "-blocks", "trace": "-o", "occupancy": "-smem", "amdahl": "-p"} {
+		code, out, _ := run(t, "help", cmd)
+		if code != 0 || !strings.Contains(out, "usage: gpusim "+cmd) || !strings.Contains(out, "  "+flag) {
+			t.Errorf("help %s: exit %d, want 0 and the flag %s:\n%s", cmd, code, flag, out)
+		}
+	}
+	if code, _, stderr := run(t, "help", "rnu"); code != 2 || !strings.Contains(stderr, `did you mean "run"?`) {
+		t.Errorf("help rnu: exit %d, %q", code, stderr)
+	}
+}
+
+// Messages start with the subcommand once: "gpusim run: ...".
+func TestMessagesNameTheSubcommand(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		prefix string
+	}{
+		{[]string{"run", "-bogus", "vector_add"}, "gpusim run: flag provided but not defined"},
+		{[]string{"run", "reduce_sun"}, "gpusim run: unknown kernel"},
+		{[]string{"run"}, "gpusim run: want one kernel name"},
+		{[]string{"sweep", "vector_add", "-blocks", "x"}, "gpusim sweep: -blocks"},
+		{[]string{"occupancy", "-block", "1024", "-regs", "128"}, "gpusim occupancy: illegal launch shape"},
+	} {
+		_, _, stderr := run(t, tc.args...)
+		if !strings.HasPrefix(stderr, tc.prefix) || strings.Contains(stderr, "gpusim: gpusim") {
+			t.Errorf("gpusim %v: stderr %q, want it to start %q", tc.args, stderr, tc.prefix)
+		}
+	}
+}
+
+// The terminal progress line shows the blocks done of those launched and an
+// estimate of the time left.
+func TestProgressLineShowsBlocksAndETA(t *testing.T) {
+	got := progressLine("reduce_sum", 128, 512, 3*time.Second)
+	want := "running reduce_sum on the simulator: 128/512 blocks, 3s, about 9s left"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := progressLine("x", 0, 512, time.Second); strings.Contains(got, "left") {
+		t.Errorf("no estimate before a block is done: %q", got)
+	}
+	// The counter a run hands the simulator counts real blocks.
+	p := new(sim.Progress)
+	dev := sim.NewDevice(sim.H100)
+	if err := dev.Launch(sim.Config{Grid: sim.Dim(7), Block: sim.Dim(32), Options: sim.Options{}.WithProgress(p)}, func(*sim.Thread) {}); err != nil {
+		t.Fatal(err)
+	}
+	if done, total := p.Blocks(); done != 7 || total != 7 {
+		t.Errorf("progress %d/%d, want 7/7", done, total)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,7 +38,7 @@ func addRunFlags(fs *flag.FlagSet, race bool) *runFlags {
 	fs.IntVar(&f.block, "block", 0, "threads per block (0: the kernel's default)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the input generator and of the random schedule")
 	fs.StringVar(&f.sched, "sched", "natural", "schedule: natural or random")
-	fs.BoolVar(&f.race, "race", race, "detect races, uninitialised reads and barrier divergence")
+	fs.BoolVar(&f.race, "race", race, "detect races, uninitialised reads and barrier divergence (-race=false: off)")
 	fs.StringVar(&f.in, "in", "", "read the case from a JSON file {\"N\":..,\"Block\":..,\"Params\":[..],\"Inputs\":[[..],..]}")
 	fs.StringVar(&f.arch, "arch", "sm_90", "device: sm_90 (H100), sm_80 (A100) or sm_75 (T4)")
 	fs.BoolVar(&f.json, "json", false, "print JSON")
@@ -106,12 +107,20 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 	if n < 0 {
 		return nil, usagef("-n %d: negative size", n)
 	}
-	c := k.Generate(rand.New(rand.NewPCG(f.seed, 0x67707573)), n, f.block)
+	gen := func(n, block int) kernels.Case {
+		return k.Generate(rand.New(rand.NewPCG(f.seed, 0x67707573)), n, block)
+	}
+	c := gen(n, f.block)
 	if f.in != "" {
 		var err error
-		if c, err = readCase(f.in, c); err != nil {
+		if c, err = readCase(f.in, gen, n, f.block); err != nil {
 			return nil, err
 		}
+	}
+	var prog *sim.Progress
+	if isTerminal(e.stderr) {
+		prog = new(sim.Progress)
+		opts = opts.WithProgress(prog)
 	}
 	be := kernels.NewSimBackend(spec, opts)
 	var profs []*sim.Profile
@@ -121,9 +130,9 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 	rec := &recorder{SimBackend: be}
 	o := &outcome{Kernel: k.Name, Device: be.Name(), N: c.N, Block: c.Block, Seed: f.seed,
 		Schedule: f.sched, Race: f.race, Findings: []sim.Finding{}}
-	stop := e.progress(k.Name)
+	stop := e.progress(k.Name, prog)
 	start := time.Now()
-	got, err := k.Run(rec, c)
+	got, err := runDriver(k, rec, c)
 	o.Elapsed = time.Since(start)
 	stop()
 	for i, p := range profs {
@@ -163,12 +172,27 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 	return o, nil
 }
 
-// readCase reads a case from a JSON file, taking the input slices' types
-// from the kernel's generated template.
-func readCase(path string, tmpl kernels.Case) (kernels.Case, error) {
+// runDriver runs k's host driver, turning a panic in it (a case the driver
+// cannot handle, say) into an error: the command reports it, it does not
+// crash.
+func runDriver(k *kernels.Kernel, be kernels.Backend, c kernels.Case) (res kernels.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("the host driver of %s panicked: %v", k.Name, r)
+		}
+	}()
+	return k.Run(be, c)
+}
+
+// readCase reads a case from a JSON file. What the file leaves out comes
+// from the kernel's generator (gen) at the file's N and Block, or at n and
+// block; the input slices' types and, where the file's Params are the
+// generator's, their lengths too. An N below 0, a Block below 1 and inputs
+// of another count or length than the kernel takes are usage errors.
+func readCase(path string, gen func(n, block int) kernels.Case, n, block int) (kernels.Case, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return tmpl, usagef("cannot read input: %v", err)
+		return kernels.Case{}, usagef("cannot read input: %v", err)
 	}
 	var raw struct {
 		N      *int
@@ -177,15 +201,23 @@ func readCase(path string, tmpl kernels.Case) (kernels.Case, error) {
 		Inputs []json.RawMessage
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return tmpl, usagef("input %s: %v", path, err)
+		return kernels.Case{}, usagef("input %s: %v", path, err)
 	}
-	c := tmpl
 	if raw.N != nil {
-		c.N = *raw.N
+		if *raw.N < 0 {
+			return kernels.Case{}, usagef("input %s: N %d is negative", path, *raw.N)
+		}
+		n = *raw.N
 	}
 	if raw.Block != nil {
-		c.Block = *raw.Block
+		if *raw.Block < 1 {
+			return kernels.Case{}, usagef("input %s: Block %d: a block has at least 1 thread", path, *raw.Block)
+		}
+		block = *raw.Block
 	}
+	tmpl := gen(n, block)
+	c := tmpl
+	sameShape := raw.Params == nil || slices.Equal(raw.Params, tmpl.Params)
 	if raw.Params != nil {
 		c.Params = raw.Params
 	}
@@ -199,15 +231,20 @@ func readCase(path string, tmpl kernels.Case) (kernels.Case, error) {
 			if err := json.Unmarshal(r, v.Interface()); err != nil {
 				return tmpl, usagef("input %s: input %d: %v", path, i, err)
 			}
-			c.Inputs[i] = v.Elem().Interface()
+			got, want := v.Elem(), reflect.ValueOf(tmpl.Inputs[i])
+			if sameShape && got.Kind() == reflect.Slice && got.Len() != want.Len() {
+				return tmpl, usagef("input %s: input %d has %d elements; the kernel takes %d for N %d", path, i, got.Len(), want.Len(), n)
+			}
+			c.Inputs[i] = got.Interface()
 		}
 	}
 	return c, nil
 }
 
-// progress shows a spinner on a terminal stderr once a run passes a
+// progress shows, on a terminal stderr, the blocks done of the blocks
+// launched so far and an estimate of the time left, once a run passes a
 // second; it returns the function that clears it.
-func (e *env) progress(name string) func() {
+func (e *env) progress(name string, p *sim.Progress) func() {
 	if !isTerminal(e.stderr) {
 		return func() {}
 	}
@@ -228,7 +265,12 @@ func (e *env) progress(name string) func() {
 				return
 			case now := <-t.C:
 				if d := now.Sub(start); d >= time.Second {
-					fmt.Fprintf(e.stderr, "\r\033[Krunning %s on the simulator... %.0fs", name, d.Seconds())
+					line := fmt.Sprintf("running %s on the simulator... %.0fs", name, d.Seconds())
+					if p != nil {
+						done, total := p.Blocks()
+						line = progressLine(name, done, total, d)
+					}
+					fmt.Fprintf(e.stderr, "\r\033[K%s", line)
 					shown = true
 				}
 			}
@@ -237,9 +279,22 @@ func (e *env) progress(name string) func() {
 	return func() { close(done); <-finished }
 }
 
+// progressLine is the progress display after elapsed: "running reduce_sum:
+// 120/512 blocks, 3s, about 9s left". The estimate assumes the blocks
+// still to come take as long as those done, over the launches started so
+// far (a driver's later launches are not known yet).
+func progressLine(name string, done, total int64, elapsed time.Duration) string {
+	s := fmt.Sprintf("running %s on the simulator: %d/%d blocks, %.0fs", name, done, total, elapsed.Seconds())
+	if done > 0 && total > done {
+		left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+		s += fmt.Sprintf(", about %s left", left.Round(time.Second))
+	}
+	return s
+}
+
 func cmdRun(e *env, args []string) error {
 	fs := e.newFlags("run")
-	f := addRunFlags(fs, false)
+	f := addRunFlags(fs, true)
 	fs.BoolVar(&f.profile, "profile", true, "profile every launch")
 	k, err := e.kernelArg(fs, args)
 	if err != nil {
@@ -299,7 +354,7 @@ func (e *env) kernelArg(fs *flag.FlagSet, args []string) (*kernels.Kernel, error
 		return nil, err
 	}
 	if len(pos) != 1 {
-		return nil, usagef("%s: want one kernel name, got %d arguments (gpusim list shows the kernels)", fs.Name(), len(pos))
+		return nil, usagef("want one kernel name, got %d arguments (gpusim list shows the kernels)", len(pos))
 	}
 	return lookup(pos[0])
 }

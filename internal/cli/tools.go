@@ -53,7 +53,7 @@ func cmdOccupancy(e *env, args []string) error {
 
 func cmdSweep(e *env, args []string) error {
 	fs := e.newFlags("sweep")
-	f := addRunFlags(fs, false)
+	f := addRunFlags(fs, true)
 	blocks := fs.String("blocks", "64,128,256,512,1024", "block sizes to try, comma-separated")
 	gpu := fs.Bool("gpu", false, "also run each case on the GPU (a binary built with -tags cuda), time its kernels and compare its result with the simulator's")
 	gpuRuns := fs.Int("gpu-runs", 5, "timed GPU runs per block size, after one warm-up run")
@@ -97,7 +97,7 @@ func cmdSweep(e *env, args []string) error {
 	}
 	var rows []row
 	n := f.n
-	gpuFailed := false
+	gpuFailed, failed := false, false
 	for _, b := range sizes {
 		f.block = b
 		o, err := e.execute(k, f)
@@ -110,6 +110,7 @@ func cmdSweep(e *env, args []string) error {
 			return err
 		}
 		n = o.N
+		failed = failed || o.Status != "ok"
 		r := row{Block: b, Status: o.Status, Error: firstLine(o.Error), ElapsedNano: int64(o.Elapsed)}
 		var g sim.GlobalStats
 		for _, p := range o.Launches {
@@ -199,7 +200,7 @@ func cmdSweep(e *env, args []string) error {
 			}
 		}
 	}
-	if gpuFailed {
+	if gpuFailed || failed {
 		return &exitError{1}
 	}
 	return nil
@@ -223,7 +224,7 @@ func fmtDur(ns int64) string {
 
 func cmdTrace(e *env, args []string) error {
 	fs := e.newFlags("trace")
-	f := addRunFlags(fs, false)
+	f := addRunFlags(fs, true)
 	out := fs.String("o", "trace.json", "output file (- for stdout)")
 	k, err := e.kernelArg(fs, args)
 	if err != nil {
@@ -235,7 +236,14 @@ func cmdTrace(e *env, args []string) error {
 		return err
 	}
 	if *out == "-" {
-		return sim.WriteTrace(e.stdout, o.Launches...)
+		if err := sim.WriteTrace(e.stdout, o.Launches...); err != nil {
+			return err
+		}
+		if o.Status != "ok" {
+			printFindings(e.stderr, o.Findings)
+			return &exitError{1}
+		}
+		return nil
 	}
 	file, err := os.Create(*out)
 	if err != nil {
@@ -253,9 +261,18 @@ func cmdTrace(e *env, args []string) error {
 		events += len(p.Timeline)
 	}
 	if f.json {
-		return e.writeJSON(map[string]any{"kernel": k.Name, "file": *out, "launches": len(o.Launches), "events": events, "status": o.Status})
+		if err := e.writeJSON(map[string]any{"kernel": k.Name, "file": *out, "launches": len(o.Launches), "events": events, "status": o.Status, "findings": o.Findings}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "%s: %d launch(es), %d events written to %s (open in https://ui.perfetto.dev or chrome://tracing)\n", k.Name, len(o.Launches), events, *out)
+		if o.Status != "ok" {
+			printOutcome(e.stdout, o)
+		}
 	}
-	fmt.Fprintf(e.stdout, "%s: %d launch(es), %d events written to %s (open in https://ui.perfetto.dev or chrome://tracing)\n", k.Name, len(o.Launches), events, *out)
+	if o.Status != "ok" {
+		return &exitError{1}
+	}
 	return nil
 }
 
