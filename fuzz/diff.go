@@ -1,0 +1,292 @@
+package fuzz
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// simView is the comparable part of sim's report: the same projection the
+// reference's verdict has.
+type simView struct {
+	kinds     map[sim.Kind]bool
+	races     map[raceKey]bool
+	raceCells map[string]bool
+	barriers  map[barKey]bool
+	uninit    map[uninitKey]bool
+	dropped   int
+}
+
+func viewOf(rep *sim.Report) *simView {
+	v := &simView{kinds: map[sim.Kind]bool{}, races: map[raceKey]bool{}, raceCells: map[string]bool{},
+		barriers: map[barKey]bool{}, uninit: map[uninitKey]bool{}}
+	if rep == nil {
+		return v
+	}
+	v.dropped = rep.Dropped
+	for _, f := range rep.Findings {
+		v.kinds[f.Kind] = true
+		switch f.Kind {
+		case sim.DataRace:
+			v.raceCells[f.Memory] = true
+			v.races[raceKey{f.Memory, slotOfSite(f.Previous.Site), slotOfSite(f.Current.Site)}] = true
+		case sim.UninitializedRead:
+			v.uninit[uninitKey{f.Memory, slotOfSite(f.Current.Site)}] = true
+		case sim.BarrierDivergence:
+			what := "diverge"
+			if f.Current.Op == "exit" {
+				what = "passed"
+			}
+			v.barriers[barKey{what, slotOfSite(f.Current.Site), slotOfSite(f.Previous.Site)}] = true
+		}
+	}
+	return v
+}
+
+// comparison is the outcome of comparing one sim run with the reference.
+type comparison struct {
+	diffs []string // disagreements nothing documented explains
+	// known counts disagreements by the documented limit that explains
+	// them (see knownLimits).
+	known map[string]int
+	// missedPairs counts racing slot pairs the reference finds and sim
+	// does not name, on cells where sim does report a race: sim keeps the
+	// last write and two reads per element and names one earlier access
+	// per access (RATIONALE), so it reports a race per cell, not every
+	// pair.
+	missedPairs int
+}
+
+// Known limits: documented ways in which sim's verdict may differ from the
+// reference's. Each disagreement they explain is counted under its name,
+// never hidden; any other is a failure.
+const (
+	// sim keeps the last write and two reads per element (see
+	// explainMissed).
+	limitEvicted = "racing access no longer in sim's shadow cell"
+	// A strong access that changed nothing was recorded when its call
+	// returned, and sim may have run other threads between its act and
+	// its return that touched the same cell: the trace cannot say exactly
+	// where it acted.
+	limitAmbiguous = "ambiguous place of a no-change atomic (RandomOrder)"
+	// A fatal finding ended a RandomOrder run while a thread was in an
+	// atomic: sim yields before an atomic acts and parks a thread after
+	// one that changed nothing, so whether it acted is not in the trace.
+	limitInflight = "atomic in flight when a fatal finding ended the run (RandomOrder)"
+	// A thread made more than spinWatchAfter accesses: sim's spin watch
+	// may park it between an access's check and its data.
+	limitLong = "long run (spin watch)"
+)
+
+// Known discrepancies: disagreements that are sim's bugs, found by this
+// package, each with a regression test named after it (known_test.go).
+// The differential test counts them and reports them.
+const (
+	// sim/memorder.go strongCheck: a strong read (volatile, atomic_ref
+	// load) replaces a read slot holding the same thread's earlier plain
+	// read, so a later atomic or strong store of another thread, unordered
+	// with the plain read, is not reported (TestKnownOwnStrongReadHidesPlainRead).
+	knownOwnStrongRead = "bug: a thread's strong read replaces its own plain read in the shadow"
+)
+
+// strictDiffs lists every way sim's run and the reference's verdict differ.
+func strictDiffs(run *simRun, v *verdict) []string {
+	var diffs []string
+	diff := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
+	if run.err != nil {
+		diff("sim: %v", run.err)
+		return diffs
+	}
+	s := viewOf(run.report)
+	if s.dropped > 0 {
+		diff("sim dropped %d findings", s.dropped)
+	}
+	for _, e := range v.errs {
+		diff("trace: %s", e)
+	}
+	if !maps.Equal(s.kinds, v.kinds) {
+		diff("kinds: sim %v, reference %v", kindList(s.kinds), kindList(v.kinds))
+	}
+	if !maps.Equal(s.raceCells, v.raceCells) {
+		diff("racing cells: sim %v, reference %v", keys(s.raceCells), keys(v.raceCells))
+	}
+	for k := range s.races {
+		if !v.races[k] {
+			diff("sim reports a race the reference does not: %s slots %d then %d", k.cell, k.prev, k.cur)
+		}
+	}
+	if !maps.Equal(s.uninit, v.uninit) {
+		diff("uninitialised reads: sim %v, reference %v", keys(s.uninit), keys(v.uninit))
+	}
+	if !maps.Equal(s.barriers, v.barriers) {
+		diff("barrier divergence: sim %v, reference %v", keys(s.barriers), keys(v.barriers))
+	}
+	if run.final != v.final {
+		diff("final memory: sim %v, reference %v", run.final, v.final)
+	}
+	for g, done := range run.exited {
+		if done && run.regs[g] != v.regs[g] {
+			diff("thread %d registers: sim %v, reference %v", g, run.regs[g], v.regs[g])
+		}
+	}
+	return diffs
+}
+
+// compareRun compares a sim run with the reference's verdict on its trace
+// (placed earliest; latest, the same trace placed at the latest points,
+// is tried when the earliest disagrees and the trace is ambiguous).
+func compareRun(run *simRun, v *verdict, latest func() *verdict) *comparison {
+	c := &comparison{known: map[string]int{}}
+	c.diffs = strictDiffs(run, v)
+	s := viewOf(run.report)
+	for k := range v.races {
+		if !s.races[k] && s.raceCells[k.cell] {
+			c.missedPairs++
+		}
+	}
+	if len(c.diffs) == 0 || run.err != nil {
+		return c
+	}
+	explain := func(v *verdict) string {
+		if s := viewOf(run.report); onlyMissedRaces(s, v) {
+			return explainMissed(v, s)
+		}
+		return ""
+	}
+	excuse := ""
+	switch {
+	case run.long:
+		excuse = limitLong
+	case v.unknownInflight:
+		excuse = limitInflight
+	default:
+		excuse = explain(v)
+		if excuse == "" && v.ambiguous > 0 && latest != nil {
+			v2 := latest()
+			d := strictDiffs(run, v2)
+			switch {
+			case len(d) == 0:
+				excuse = limitAmbiguous
+			case explain(v2) != "":
+				excuse = explain(v2)
+			default:
+				c.diffs = append(c.diffs, "(the trace is ambiguous; placed latest, it differs too:)")
+				c.diffs = append(c.diffs, d...)
+			}
+		}
+	}
+	if excuse != "" {
+		c.known[excuse] += len(c.diffs)
+		c.diffs = nil
+	}
+	return c
+}
+
+// explainMissed returns the known limit or known discrepancy that
+// explains every race the reference finds on cells sim reports no race
+// on, or "" if something does not explain one. sim keeps, per element,
+// the last write (or atomic) and at most two reads since, so a racing
+// access a is out of sight of the later access b once another write came
+// between them (atomics never race with atomics, so an atomic replaces an
+// earlier one silently), or, for a read, once a plain write or reads of
+// two other threads came between them (RATIONALE: "a third concurrent
+// reader (two are kept)"): limitEvicted. A plain read a followed by a
+// strong read of a's own thread before b is knownOwnStrongRead, a bug.
+func explainMissed(v *verdict, s *simView) string {
+	for cell := range s.raceCells {
+		if !v.raceCells[cell] {
+			return ""
+		}
+	}
+	why := ""
+	for _, pr := range v.pairs {
+		if s.raceCells[pr.cell] {
+			continue
+		}
+		writes, plainWrites, ownStrongRead := 0, 0, false
+		readers := map[int32]bool{}
+		for k := pr.a.idx + 1; k < pr.b; k++ {
+			e := &v.trace[k]
+			if e.kind != evAccess || e.cell != int8(pr.inst%nCells) || (isShared(int(e.cell)) && int(e.g)/v.tpb != pr.a.g/v.tpb) {
+				continue
+			}
+			switch {
+			case e.acc == accLoad && int(e.g) == pr.a.g:
+				ownStrongRead = ownStrongRead || e.strong
+			case e.acc == accLoad:
+				readers[e.g] = true
+			default:
+				writes++
+				if !e.strong {
+					plainWrites++
+				}
+			}
+		}
+		switch {
+		case !pr.a.write && !pr.a.strong && ownStrongRead && v.trace[pr.b].acc != accLoad && v.trace[pr.b].strong:
+			why = knownOwnStrongRead // the bug is what to report
+		case pr.a.write && writes > 0 || !pr.a.write && (plainWrites > 0 || len(readers) >= 2):
+			if why == "" {
+				why = limitEvicted
+			}
+		default:
+			return ""
+		}
+	}
+	return why
+}
+
+func kindList(m map[sim.Kind]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k.String())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func keys[K comparable](m map[K]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, fmt.Sprint(k))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// describe is a failure report: the program, the options, both verdicts
+// and the trace.
+func describe(run *simRun, v *verdict, c *comparison) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "input %q\n%s", run.p.Raw, run.p)
+	fmt.Fprintf(&b, "schedule %v seed %d\n", run.opts.Schedule(), run.opts.Seed())
+	for _, d := range c.diffs {
+		fmt.Fprintf(&b, "  DIFF %s\n", d)
+	}
+	if run.report != nil {
+		fmt.Fprintf(&b, "sim: %v\n", run.report)
+	}
+	fmt.Fprintf(&b, "reference: kinds %v races %v barriers %v stuck %v\n", kindList(v.kinds), keys(v.races), keys(v.barriers), v.stuckInfo)
+	for i := range run.trace {
+		if i >= 400 {
+			fmt.Fprintf(&b, "  ... %d more events\n", len(run.trace)-i)
+			break
+		}
+		fmt.Fprintf(&b, "  %3d %v\n", i, &run.trace[i])
+	}
+	return b.String()
+}
+
+// onlyMissedRaces reports whether sim and the reference differ only in
+// races sim does not report.
+func onlyMissedRaces(s *simView, v *verdict) bool {
+	kinds := maps.Clone(s.kinds)
+	if v.kinds[sim.DataRace] {
+		kinds[sim.DataRace] = true
+	}
+	return maps.Equal(kinds, v.kinds) && maps.Equal(s.uninit, v.uninit) && maps.Equal(s.barriers, v.barriers)
+}
