@@ -207,6 +207,8 @@ type reference struct {
 	stopped bool
 	cur     int // index of the event being processed in the placed trace
 	latest  bool
+	steps   [][]*inst // each thread's instructions
+	pcs     []int     // each thread's next instruction
 }
 
 // racePair is a race the reference found: access a and the access at
@@ -240,26 +242,8 @@ func analyze(p *Program, trace []event, random bool, inflight []inflight) *verdi
 // analyzePlaced is analyze, placing no-change atomics at the latest point
 // they may have acted at, instead of the earliest, if latest.
 func analyzePlaced(p *Program, trace []event, random bool, inflight []inflight, latest bool) *verdict {
-	n := p.Threads()
-	r := &reference{p: p, v: newVerdict(p), latest: latest, mem: map[int]int32{}, init: map[int]bool{}, accs: map[int][]refAccess{},
-		sync: map[int][]*release{}, warps: map[int][]*refColl{}}
-	for c := range nGlobal - 1 {
-		r.mem[c] = p.Init[c]
-		r.init[c] = true
-	}
-	for g := range n {
-		id := p.idsOf(g)
-		r.th = append(r.th, &refThread{g: g, block: id.block, lane: id.lane, warp: id.warp,
-			bar: make(vclock, n), warp2: make(vclock, n), acq: make(vclock, n), pastMax: -1, waitCell: -1})
-	}
-	for range p.Blocks {
-		r.blocks = append(r.blocks, &refBlock{lastBar: -1, live: p.TPB})
-	}
-	steps := make([][]*inst, n)
-	pcs := make([]int, n)
-	for g := range n {
-		steps[g] = p.steps(g)
-	}
+	r := newReference(p)
+	r.latest = latest
 	// A read-modify-write a thread was in when a fatal finding ended the
 	// run: under NaturalOrder it acted when it began (it changed nothing,
 	// or it would have returned); under RandomOrder it may not have acted.
@@ -280,34 +264,65 @@ func analyzePlaced(p *Program, trace []event, random bool, inflight []inflight, 
 	trace = r.place(trace, random)
 	r.v.trace = trace
 	for i := range trace {
-		r.cur = i
-		if r.stopped {
-			r.v.errorf("event %d after the run ended: %v", i, &trace[i])
+		if !r.feed(&trace[i]) {
 			break
 		}
-		e := &trace[i]
-		g := int(e.g)
-		if g < 0 || g >= n {
-			r.v.errorf("event %d of thread %d outside the grid", i, g)
-			return r.v
-		}
-		// The event must be the thread's next instruction.
-		if e.kind == evAccess || e.kind == evFence || e.kind == evBarArrive || e.kind == evCollArrive {
-			if e.kind == evAccess && e.op == opWAIT && pcs[g] > 0 && steps[g][pcs[g]-1].slot == int(e.slot) &&
-				r.th[g].waitCell >= 0 {
-				// another poll of the same WAIT
-			} else {
-				if pcs[g] >= len(steps[g]) || steps[g][pcs[g]].slot != int(e.slot) {
-					r.v.errorf("event %d: thread %d runs slot %d, but its next instruction is %s", i, g, e.slot, nextSlot(steps[g], pcs[g]))
-					return r.v
-				}
-				pcs[g]++
-			}
-		}
-		r.step(e, steps[g][max(pcs[g]-1, 0):])
 	}
-	r.finish(steps, pcs)
+	r.finish()
 	return r.v
+}
+
+func newReference(p *Program) *reference {
+	n := p.Threads()
+	r := &reference{p: p, v: newVerdict(p), mem: map[int]int32{}, init: map[int]bool{}, accs: map[int][]refAccess{},
+		sync: map[int][]*release{}, warps: map[int][]*refColl{}, steps: make([][]*inst, n), pcs: make([]int, n)}
+	for c := range nGlobal - 1 {
+		r.mem[c] = p.Init[c]
+		r.init[c] = true
+	}
+	for g := range n {
+		id := p.idsOf(g)
+		r.th = append(r.th, &refThread{g: g, block: id.block, lane: id.lane, warp: id.warp,
+			bar: make(vclock, n), warp2: make(vclock, n), acq: make(vclock, n), pastMax: -1, waitCell: -1})
+		r.steps[g] = p.steps(g)
+	}
+	for range p.Blocks {
+		r.blocks = append(r.blocks, &refBlock{lastBar: -1, live: p.TPB})
+	}
+	return r
+}
+
+// feed processes the next event of the trace; it reports false when the
+// trace cannot go on (an error, or events after a fatal finding).
+func (r *reference) feed(e *event) bool {
+	i := r.cur
+	defer func() { r.cur++ }()
+	if r.stopped {
+		r.v.errorf("event %d after the run ended: %v", i, e)
+		return false
+	}
+	g := int(e.g)
+	if g < 0 || g >= len(r.th) {
+		r.v.errorf("event %d of thread %d outside the grid", i, g)
+		return false
+	}
+	steps, pcs := r.steps, r.pcs
+	// The event must be the thread's next instruction.
+	if e.kind == evAccess || e.kind == evFence || e.kind == evBarArrive || e.kind == evCollArrive {
+		if e.kind == evAccess && e.op == opWAIT && pcs[g] > 0 && steps[g][pcs[g]-1].slot == int(e.slot) &&
+			r.th[g].waitCell >= 0 {
+			// another poll of the same WAIT
+		} else {
+			if pcs[g] >= len(steps[g]) || steps[g][pcs[g]].slot != int(e.slot) {
+				r.v.errorf("event %d: thread %d runs slot %d, but its next instruction is %s", i, g, e.slot, nextSlot(steps[g], pcs[g]))
+				r.stopped = true
+				return false
+			}
+			pcs[g]++
+		}
+	}
+	r.step(e, steps[g][max(pcs[g]-1, 0):])
+	return true
 }
 
 func nextSlot(steps []*inst, pc int) string {
@@ -782,7 +797,8 @@ func (r *reference) complete(blk, warp int, c *refColl) {
 }
 
 // finish decides deadlock and records the final state.
-func (r *reference) finish(steps [][]*inst, pcs []int) {
+func (r *reference) finish() {
+	steps, pcs := r.steps, r.pcs
 	for c := range nGlobal {
 		r.v.final[c] = r.mem[c]
 	}
