@@ -310,13 +310,19 @@ func (t *Thread) strongCheck(m *mem, i int, kind accKind, s site, flags uint32, 
 		t.raceOp(m, i, strongOpName(kind, flags), s, &c.w, false)
 	}
 	if kind == accRead {
+		if w := &c.r[0]; w.site&writeBit != 0 && w.gid >= floor && w.gid != g && !(v.orderedInBlock(w) || v.orderedOtherwise(w)) {
+			t.raceOp(m, i, strongOpName(kind, flags), s, w, true)
+		}
+		// A strong read stands in only for strong reads: a plain read
+		// (or a kept plain write) conflicts with strong writes too, which
+		// the strong read does not, so it is never replaced by one, even
+		// the thread's own.
 		switch {
-		case c.r[0].gid < floor || c.r[0].gid == g || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
+		case c.r[0].gid < floor || c.r[0].site&atomicBit != 0 && (c.r[0].gid == g || v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
 			c.r[0].set(g, rec, when, h.clock)
-		case c.r[0].site&writeBit != 0:
-			t.raceOp(m, i, strongOpName(kind, flags), s, &c.r[0], true)
+		case c.r[1].gid < floor || c.r[1].site&atomicBit != 0 && (c.r[1].gid == g || v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
 			c.r[1].set(g, rec, when, h.clock)
-		case c.r[1].gid < floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
+		case c.r[0].site&writeBit != 0 || c.r[0].gid == g:
 			c.r[1].set(g, rec, when, h.clock)
 		default:
 			c.r[0] = c.r[1]

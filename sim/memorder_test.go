@@ -560,3 +560,36 @@ func TestDeadlockNanosleepForFlagNeverSet(t *testing.T) {
 		t.Errorf("deadlock %v, want the threads waiting at %s", f, at(t, "napWait"))
 	}
 }
+
+// A thread's strong read does not replace its own plain read in the
+// shadow: the plain read still races with another thread's atomic store,
+// which the strong read alone would not.
+func TestRaceStrongReadKeepsOwnPlainRead(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[uint32](t, dev, "x", 1)
+	out := zeroed[uint32](t, dev, "out", 1)
+	r := exec(t, dev, lin(2, 1), func(t *sim.Thread) {
+		if t.BlockIdx.X == 0 {
+			v := x.Load(t, 0) //@ownPlainR
+			out.Store(t, 0, v+x.LoadVolatile(t, 0))
+			return
+		}
+		sim.NewAtomicRef(x, 0, sim.ThreadScopeDevice).Store(t, 1, sim.MemoryOrderRelaxed) //@otherStrongW
+	})
+	wantRace(t, r, sim.GlobalSpace, "x", at(t, "ownPlainR"), at(t, "otherStrongW"))
+}
+
+func TestNoRaceStrongReadsAndStrongWrite(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[uint32](t, dev, "x", 1)
+	out := zeroed[uint32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(2, 1), func(t *sim.Thread) {
+		if t.BlockIdx.X == 0 {
+			out.Store(t, 0, x.LoadVolatile(t, 0)+x.LoadVolatile(t, 0))
+			return
+		}
+		sim.NewAtomicRef(x, 0, sim.ThreadScopeDevice).Store(t, 1, sim.MemoryOrderRelaxed)
+	}))
+}
