@@ -31,7 +31,7 @@ import (
 // (their length is in the operands, cut to what the input and maxSlots
 // allow), so nesting is always well formed. Operand fields:
 //
-//	cell  = a % 6 (g0 g1 g2 g3 s0 s1)      reg = (a>>3) & 3
+//	cell  = (a&7) % 6 (g0 g1 g2 g3 s0 s1)  reg = (a>>3) & 3
 //	scope = (a>>5) % 3 (system device block)   order = c % 5 (relaxed acquire release acq_rel seq_cst)
 //	src   = b & 15: 0-3 register r0-r3, 4-11 the constant 1-8, 12 tid+1, 13 block+1, 14 lane+1, 15 zero
 //	mask  = one byte: bits 0-6 are lanes 0-6, bit 7 lanes 7-31 (0xff is the full mask)
@@ -196,7 +196,7 @@ func (d *decoder) block(n int) []*inst {
 }
 
 // Operand fields.
-func (in *inst) cell() int              { return int(in.a % nCells) }
+func (in *inst) cell() int              { return int(in.a&7) % nCells }
 func (in *inst) reg() int               { return int(in.a >> 3 & 3) }
 func (in *inst) scope() sim.ThreadScope { return sim.ThreadScope(in.a >> 5 % 3) }
 func (in *inst) order() sim.MemoryOrder { return sim.MemoryOrder(in.c % 5) }
