@@ -547,11 +547,12 @@ func (BitOr[T]) apply(a, b T) T  { return a | b }
 func (BitXor[T]) apply(a, b T) T { return a ^ b }
 
 // Reduce is cg::reduce(group, v, op): op over the v of every thread of the
-// group, the same result on each. The order of operations is CUDA's: on a
-// tile (and a full warp), a butterfly over shfl_xor with offsets N/2, N/4,
-// ..., 1, each thread combining op(own, other); on a coalesced group of
-// fewer than 32 threads, shfl_down by rank with offsets 1, 2, 4, ... into
-// rank 0, whose result is then broadcast.
+// group, the same result on each. CUDA does not document its order of
+// operations, which matters for floats; gpusim's is: on a tile (and a
+// full warp), a butterfly over shfl_xor with offsets N/2, N/4, ..., 1, each
+// thread combining op(own, other); on a coalesced group of fewer than 32
+// threads, shfl_down by rank with offsets 1, 2, 4, ... into rank 0, whose
+// result is then broadcast. scripts/coop_probe.cu prints the device's.
 func Reduce[T Elem](g WarpGroup, v T, op ReduceOp[T]) T {
 	t, mask := g.lanes()
 	n := g.NumThreads()
