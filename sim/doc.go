@@ -212,8 +212,9 @@
 // barrier, a collective, an atomic, a fence, a spin check, or the periodic
 // check in Load and Store (at least every 4096 accesses). It returns a
 // *Report whose Stopped is the context's error. A thread that reaches no
-// scheduling point within a second of the cancellation is abandoned as
-// the watchdog abandons one, watchdog or not.
+// scheduling point within a second of the cancellation (or of the time
+// limit's end, below) is abandoned as the watchdog abandons one, watchdog
+// or not.
 //
 // A livelock whose threads keep writing changing values is progress to the
 // deadlock detector, rightly: it cannot tell it from long work.

@@ -393,3 +393,20 @@ func TestTimeLimitNamesEveryLiveThread(t *testing.T) {
 		t.Errorf("want the 256 threads named in ranges within 4 KB:\n%v", r)
 	}
 }
+
+// The time limit, like a cancellation, abandons a thread that reaches no
+// scheduling point a second after it ran out, even with the watchdog off.
+func TestTimeLimitAbandonsThreadWithoutSchedulingPoint(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	var release atomic.Bool
+	defer release.Store(true)
+	start := time.Now()
+	r := report(t, dev, cfg1(1, 1, sim.Options{}.WithWatchdog(0).WithTimeLimit(50*time.Millisecond)), func(*sim.Thread) {
+		for !release.Load() {
+		}
+	})
+	only(t, r, sim.Hang)
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("took %v", el)
+	}
+}

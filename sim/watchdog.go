@@ -76,6 +76,19 @@ func (l *launch) supervise(ctx context.Context) {
 		case <-limit:
 			limit = nil
 			l.halt(stopBudget)
+			// As after a cancellation: a thread that reaches no
+			// scheduling point is abandoned after cancelGrace.
+			if wd <= 0 || wd > cancelGrace {
+				wd = cancelGrace
+			}
+			for i := range beats {
+				beats[i].since = time.Now()
+			}
+			if tick == nil {
+				tk := time.NewTicker(cancelGrace / 8)
+				defer tk.Stop()
+				tick = tk.C
+			}
 		case now := <-tick:
 			if wd <= 0 {
 				continue
