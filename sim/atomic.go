@@ -94,7 +94,7 @@ var atomicStripes [256]sync.Mutex
 // caller's lead to the kernel's line (see siteCache.entrySite).
 //
 //go:noinline
-func rmw[T Elem](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32, order MemoryOrder, f func(T) T) T {
+func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32, order MemoryOrder, f func(T) T) T {
 	if uint(i) >= uint(len(b.data)) {
 		t.badIndex(&b.mem, i, kind != accRead)
 	}

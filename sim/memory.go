@@ -21,8 +21,11 @@ const (
 )
 
 func (s Space) String() string {
-	if s == SharedSpace {
+	switch s {
+	case SharedSpace:
 		return "shared"
+	case ConstantSpace:
+		return "constant"
 	}
 	return "global"
 }
@@ -37,6 +40,8 @@ func (s *Space) UnmarshalText(b []byte) error {
 		*s = GlobalSpace
 	case "shared":
 		*s = SharedSpace
+	case "constant":
+		*s = ConstantSpace
 	default:
 		return fmt.Errorf("sim: unknown memory space %q", b)
 	}
@@ -66,10 +71,25 @@ type mem struct {
 	// never cleared between launches: records of earlier launches are told
 	// apart by their thread ids (see Device.nextGid).
 	shadow []cell
+
+	// A view (Buffer.View, Reinterpret) has vroot, the buffer whose bytes
+	// it shows, and the byte offset of its element 0 in it; see view.go.
+	vroot *mem
+	vbyte int
+	vsame bool // the view's elements are the root's: same size, at a whole element
 }
 
-func (m *mem) setInit(i int) { m.init[i>>6] |= 1 << (uint(i) & 63) }
+func (m *mem) setInit(i int) {
+	if m.vroot != nil {
+		m.viewSetInit(i)
+		return
+	}
+	m.init[i>>6] |= 1 << (uint(i) & 63)
+}
 func (m *mem) isInit(i int) bool {
+	if m.vroot != nil {
+		return m.viewIsInit(i)
+	}
 	return m.initAll || m.init[i>>6]&(1<<(uint(i)&63)) != 0
 }
 func (m *mem) setAllInit() {
@@ -84,9 +104,12 @@ func (m *mem) setAllInit() {
 // and (with detection on) checked for races and uninitialised reads.
 //
 // Host code uses CopyFromHost, CopyToHost and Memset between launches.
-type Buffer[T Elem] struct {
+type Buffer[T Storable] struct {
 	mem
 	data []T
+	// vdata is a misaligned view's elements: its data is empty, so that
+	// every access takes the slow path that reports it.
+	vdata []T
 }
 
 // Alloc allocates a global buffer of n elements, uninitialised as with
@@ -98,7 +121,7 @@ type Buffer[T Elem] struct {
 // against the host's, before any host memory is allocated: a request beyond
 // either (or whose byte count overflows) is a *LaunchError with
 // ErrMemoryAllocation, as cudaMalloc returns cudaErrorMemoryAllocation.
-func Alloc[T Elem](d *Device, name string, n int) (*Buffer[T], error) {
+func Alloc[T Storable](d *Device, name string, n int) (*Buffer[T], error) {
 	if err := d.usable("Alloc"); err != nil {
 		return nil, err
 	}
@@ -115,7 +138,7 @@ func Alloc[T Elem](d *Device, name string, n int) (*Buffer[T], error) {
 	if err := d.reserve(name, bytes); err != nil {
 		return nil, err
 	}
-	b := &Buffer[T]{data: make([]T, n)}
+	b := &Buffer[T]{data: makeStorage[T](n)}
 	b.mem = mem{name: name, space: GlobalSpace, elemSize: int(size), n: n, dev: d, bytes: bytes,
 		init: make([]uint64, (n+63)/64)}
 	b.release = func() { b.data, b.n, b.init = nil, 0, nil }
@@ -124,7 +147,7 @@ func Alloc[T Elem](d *Device, name string, n int) (*Buffer[T], error) {
 }
 
 // FromHost allocates a global buffer holding a copy of src.
-func FromHost[T Elem](d *Device, name string, src []T) (*Buffer[T], error) {
+func FromHost[T Storable](d *Device, name string, src []T) (*Buffer[T], error) {
 	b, err := Alloc[T](d, name, len(src))
 	if err != nil {
 		return nil, err
@@ -136,7 +159,7 @@ func FromHost[T Elem](d *Device, name string, src []T) (*Buffer[T], error) {
 func (b *Buffer[T]) Name() string { return b.name }
 
 // Len is the number of elements.
-func (b *Buffer[T]) Len() int { return len(b.data) }
+func (b *Buffer[T]) Len() int { return b.n }
 
 // Space says whether the buffer is global or shared.
 func (b *Buffer[T]) Space() Space { return b.space }
@@ -152,6 +175,9 @@ func (b *Buffer[T]) Space() Space { return b.space }
 func (b *Buffer[T]) Free() {
 	if b.space != GlobalSpace {
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Free", What: fmt.Sprintf("shared array %q is not the host's to free", b.name)})
+	}
+	if b.vroot != nil {
+		panic(&MisuseError{Code: ErrInvalidValue, Op: "Free", What: fmt.Sprintf("a view of buffer %q is not an allocation; free the buffer", b.name)})
 	}
 	d := b.dev
 	d.stream.Lock()
@@ -175,12 +201,12 @@ func (b *Buffer[T]) hostOp(op string, n int) error {
 	}
 	b.dev.stream.Lock()
 	switch {
-	case b.freed:
+	case b.freed || b.vroot != nil && b.vroot.freed:
 		b.dev.stream.Unlock()
 		return &MisuseError{Code: ErrInvalidValue, Op: op, What: fmt.Sprintf("buffer %q is freed (use after Free)", b.name)}
-	case n > len(b.data):
+	case n > b.n:
 		b.dev.stream.Unlock()
-		return &LaunchError{Code: ErrInvalidValue, Limit: op, Detail: fmt.Sprintf("%d elements do not fit buffer %q of %d", n, b.name, len(b.data))}
+		return &LaunchError{Code: ErrInvalidValue, Limit: op, Detail: fmt.Sprintf("%d elements do not fit buffer %q of %d", n, b.name, b.n)}
 	}
 	return nil
 }
@@ -192,7 +218,7 @@ func (b *Buffer[T]) CopyFromHost(src []T) error {
 		return err
 	}
 	defer b.dev.stream.Unlock()
-	copy(b.data, src)
+	copy(b.elems(), src)
 	for i := range src {
 		b.setInit(i)
 	}
@@ -205,7 +231,7 @@ func (b *Buffer[T]) CopyToHost(dst []T) error {
 		return err
 	}
 	defer b.dev.stream.Unlock()
-	copy(dst, b.data)
+	copy(dst, b.elems())
 	return nil
 }
 
@@ -217,8 +243,8 @@ func (b *Buffer[T]) ToHost() []T {
 		return nil
 	}
 	defer b.dev.stream.Unlock()
-	out := make([]T, len(b.data))
-	copy(out, b.data)
+	out := make([]T, b.n)
+	copy(out, b.elems())
 	return out
 }
 
@@ -230,14 +256,21 @@ func (b *Buffer[T]) Memset(value byte) error {
 	}
 	defer b.dev.stream.Unlock()
 	var v T
-	p := (*[8]byte)(unsafe.Pointer(&v))
-	for i := 0; i < int(unsafe.Sizeof(v)); i++ {
+	p := unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))
+	for i := range p {
 		p[i] = value
 	}
-	for i := range b.data {
-		b.data[i] = v
+	data := b.elems()
+	for i := range data {
+		data[i] = v
 	}
-	b.setAllInit()
+	if b.vroot != nil {
+		for i := range data {
+			b.setInit(i)
+		}
+	} else {
+		b.setAllInit()
+	}
 	return nil
 }
 
@@ -255,6 +288,9 @@ func (b *Buffer[T]) Memset(value byte) error {
 func (b *Buffer[T]) Load(t *Thread, i int) T {
 	t.budget--
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
+		if b.vroot != nil {
+			return b.viewLoad(t, i)
+		}
 		t.slowAccess(&b.mem, i, accRead, false)
 	}
 	return b.data[i]
@@ -266,6 +302,10 @@ func (b *Buffer[T]) Load(t *Thread, i int) T {
 func (b *Buffer[T]) Store(t *Thread, i int, v T) {
 	t.budget--
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
+		if b.vroot != nil {
+			b.viewStore(t, i, v)
+			return
+		}
 		t.slowAccess(&b.mem, i, accWrite, uint(i) < uint(len(b.data)) && b.data[i] != v)
 	}
 	p := &b.data[i]

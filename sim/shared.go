@@ -33,7 +33,7 @@ func (b *Buffer[T]) base() *mem { return &b.mem }
 // in each thread names the block's k-th array. Call it at the top of the
 // kernel, unconditionally, like a __shared__ declaration; a call whose name,
 // type or length differs from the other threads' k-th call is reported.
-func Shared[T Elem](t *Thread, name string, n int) *Buffer[T] {
+func Shared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	b := t.blk
 	k := t.shDecl
 	if k < b.declared {
@@ -51,7 +51,7 @@ func Shared[T Elem](t *Thread, name string, n int) *Buffer[T] {
 // swell the frame of every Shared call.
 //
 //go:noinline
-func declareShared[T Elem](t *Thread, name string, n int) *Buffer[T] {
+func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	b := t.blk
 	k := t.shDecl
 	t.shDecl++
@@ -102,7 +102,7 @@ func declareShared[T Elem](t *Thread, name string, n int) *Buffer[T] {
 // DynamicShared returns the block's dynamic shared memory (`extern
 // __shared__ T name[]`), sized by the launch's SharedBytes: its length is
 // SharedBytes / sizeof(T). Every call in a launch must use one element type.
-func DynamicShared[T Elem](t *Thread, name string) *Buffer[T] {
+func DynamicShared[T Storable](t *Thread, name string) *Buffer[T] {
 	b := t.blk
 	if b.dynamic != nil {
 		if arr, ok := b.dynamic.(*Buffer[T]); ok {
@@ -117,9 +117,9 @@ func DynamicShared[T Elem](t *Thread, name string) *Buffer[T] {
 	return arr
 }
 
-func newSharedBuffer[T Elem](d *Device, name string, n int, detect bool) *Buffer[T] {
+func newSharedBuffer[T Storable](d *Device, name string, n int, detect bool) *Buffer[T] {
 	var zero T
-	arr := &Buffer[T]{data: make([]T, n)}
+	arr := &Buffer[T]{data: makeStorage[T](n)}
 	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d,
 		init: make([]uint64, (n+63)/64)}
 	if detect {
@@ -132,4 +132,21 @@ func (t *Thread) sharedError(msg string) {
 	t.w.l.addFinding(Finding{Kind: InvalidShared, Detail: msg,
 		Current: threadAccess(t, "declare", t.w.sites.callerSite())})
 	panic(abortKernel{})
+}
+
+// Shared2D returns the block's 2-D static shared array
+// `__shared__ T name[rows][cols]`, laid out row-major as CUDA's: element
+// [r][c] is index r*cols + c. It is declared like Shared.
+func Shared2D[T Storable](t *Thread, name string, rows, cols int) *Buffer[T] {
+	if rows < 0 || cols < 0 || cols > 0 && rows > t.w.l.spec.SharedPerBlock/cols {
+		t.sharedError(fmt.Sprintf("shared array %q [%d][%d] has a negative dimension or exceeds the per-block limit", name, rows, cols))
+	}
+	return Shared[T](t, name, rows*cols)
+}
+
+// SharedVar returns the block's scalar shared variable `__shared__ T name;`
+// as an array of one element: Load(t, 0) reads it, Store(t, 0, v) writes
+// it. It is declared like Shared.
+func SharedVar[T Storable](t *Thread, name string) *Buffer[T] {
+	return Shared[T](t, name, 1)
 }

@@ -211,6 +211,20 @@ func (t *Thread) firstShadow(m *mem, s site) {
 	if m.shadow != nil {
 		return
 	}
+	if r := m.vroot; r != nil {
+		// A view: the allocation's cells, or (elements of another size,
+		// reached here by atomics only) cells of its own.
+		if r.shadow == nil {
+			t.firstShadow(r, s)
+		}
+		if m.vsame {
+			off := m.vbyte / m.elemSize
+			m.shadow = r.shadow[off : off+m.n : off+m.n]
+		} else {
+			m.shadow = make([]cell, m.n)
+		}
+		return
+	}
 	if err := l.dev.allocShadow(m, l.shadowBudget); err != nil {
 		l.addFinding(Finding{Kind: ShadowBudget, Space: m.space, Memory: m.name,
 			Detail:  fmt.Sprintf("buffer %q: %v", m.name, err),

@@ -225,6 +225,19 @@ GOSIM_MATH1(erf)
 GOSIM_MATH1(erfc)
 GOSIM_MATH1(cbrt)
 GOSIM_MATH2(hypot)
+// ---- read-only loads: CUDA's scalar overloads of __ldg ----
+__device__ __forceinline__ signed char __ldg(const signed char *p) { return __nvvm_ldg_sc(p); }
+__device__ __forceinline__ unsigned char __ldg(const unsigned char *p) { return __nvvm_ldg_uc(p); }
+__device__ __forceinline__ short __ldg(const short *p) { return __nvvm_ldg_s(p); }
+__device__ __forceinline__ unsigned short __ldg(const unsigned short *p) { return __nvvm_ldg_us(p); }
+__device__ __forceinline__ int __ldg(const int *p) { return __nvvm_ldg_i(p); }
+__device__ __forceinline__ unsigned int __ldg(const unsigned int *p) { return __nvvm_ldg_ui(p); }
+__device__ __forceinline__ long long __ldg(const long long *p) { return __nvvm_ldg_ll(p); }
+__device__ __forceinline__ unsigned long long __ldg(const unsigned long long *p) { return __nvvm_ldg_ull(p); }
+__device__ __forceinline__ float __ldg(const float *p) { return __nvvm_ldg_f(p); }
+__device__ __forceinline__ double __ldg(const double *p) { return __nvvm_ldg_d(p); }
+// (No deleted catch-all: it would beat the const conversion of a T *.)
+
 extern "C" __device__ double fma(double, double, double);
 GOSIM_SHIM_ONLY(fma)
 extern "C" __device__ float fmaf(float, float, float);

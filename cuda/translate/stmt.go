@@ -246,7 +246,7 @@ func (f *fn) declare(pos token.Pos, o types.Object, rhs ast.Expr) {
 	if call, ok := ast.Unparen(rhs).(*ast.CallExpr); ok {
 		if g := f.tr.calleeFunc(call); g != nil && f.tr.isSim(g) {
 			switch g.Name() {
-			case "Shared":
+			case "Shared", "SharedVar", "Shared2D":
 				f.sharedDecl(pos, o, call)
 				return
 			case "DynamicShared":
@@ -273,12 +273,25 @@ func (f *fn) declare(pos token.Pos, o types.Object, rhs ast.Expr) {
 
 // sharedDecl: x := sim.Shared[T](t, "name", n) is __shared__ T x[n];
 func (f *fn) sharedDecl(pos token.Pos, o types.Object, call *ast.CallExpr) {
-	if len(call.Args) != 3 {
+	g := f.tr.calleeFunc(call)
+	var dims []string
+	for _, a := range call.Args[2:] {
+		v := f.tr.info.Types[a].Value
+		if v == nil {
+			f.errorf(a.Pos(), "a static shared array needs a constant length in CUDA; use a constant, or sim.DynamicShared with the size given at launch")
+			return
+		}
+		dims = append(dims, v.ExactString())
+	}
+	if g.Name() == "SharedVar" {
+		dims = []string{"1"}
+	}
+	if (g.Name() == "Shared") != (len(call.Args) == 3) {
 		f.errorf(pos, "sim.Shared takes the thread, a name and a length")
 		return
 	}
-	n := f.tr.info.Types[call.Args[2]].Value
-	if n == nil {
+	n := f.tr.info.Types[call.Args[len(call.Args)-1]].Value
+	if n == nil && g.Name() != "SharedVar" {
 		f.errorf(call.Args[2].Pos(), "a static shared array needs a constant length in CUDA; use a constant, or sim.DynamicShared with the size given at launch")
 		return
 	}
@@ -289,7 +302,15 @@ func (f *fn) sharedDecl(pos token.Pos, o types.Object, call *ast.CallExpr) {
 	e, _ := f.tr.isBuffer(f.resolve(o.Type()))
 	f.shared[o] = true
 	f.declShared = true
-	f.linef(pos, "__shared__ %s %s[%s];", f.tr.ctype(e), f.names.name(o), n.ExactString())
+	if len(dims) == 2 {
+		// A 2-D array, row-major as in the simulator, named through a
+		// pointer to its first element that the kernel indexes r*cols+c.
+		name := f.names.name(o)
+		f.linef(pos, "__shared__ %s gosim_2d_%s[%s][%s];", f.tr.ctype(e), name, dims[0], dims[1])
+		f.linef(pos, "%s *%s = &gosim_2d_%s[0][0];", f.tr.ctype(e), name, name)
+		return
+	}
+	f.linef(pos, "__shared__ %s %s[%s];", f.tr.ctype(e), f.names.name(o), dims[0])
 }
 
 // parallel is a, b = x, y: every right-hand side is evaluated before any

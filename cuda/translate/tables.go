@@ -32,6 +32,7 @@ var simHostOnly = map[string]string{
 	"Buffer.CopyToHost":   "copy on the host after the launch",
 	"Buffer.ToHost":       "copy on the host after the launch",
 	"Buffer.Memset":       "memset on the host before the launch, or Store zeros in the kernel",
+	"Buffer.MemsetBytes":  "memset on the host before the launch, or Store zeros in the kernel",
 }
 
 func init() {
@@ -61,6 +62,11 @@ func init() {
 		"Buffer.Store": {"b[i] = v", classEffect, emitStore},
 
 		"Shared":        {"__shared__ T name[n]", classNone, emitSharedMisplaced},
+		"Shared2D":      {"__shared__ T name[rows][cols]", classNone, emitSharedMisplaced},
+		"SharedVar":     {"__shared__ T name", classNone, emitSharedMisplaced},
+		"Buffer.View":   {"(b + off)", classNone, emitView},
+		"Buffer.Offset": {"(b + off)", classNone, emitView},
+		"Ldg":           {"__ldg(&b[i])", classLoad, emitLdg},
 		"DynamicShared": {"extern __shared__ ... T *name", classNone, emitSharedMisplaced},
 
 		"AtomicAdd":  {"atomicAdd", classEffect, atomicEmit("atomicAdd")},
@@ -105,6 +111,17 @@ func emitStore(f *fn, c *ast.CallExpr, recv ast.Expr, stmt bool) string {
 		return "0"
 	}
 	return f.expr(recv) + "[" + f.index(c.Args[1]) + "] = " + strip(f.valueAs(c.Args[2], e))
+}
+
+// emitView is b.View(off, n) and b.Offset(off): the pointer b + off (the
+// length is the simulator's bounds check).
+func emitView(f *fn, c *ast.CallExpr, recv ast.Expr, _ bool) string {
+	return "(" + f.expr(recv) + " + " + f.index(c.Args[0]) + ")"
+}
+
+// emitLdg is sim.Ldg(t, b, i): a read-only load, __ldg(&b[i]).
+func emitLdg(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+	return "__ldg(&" + f.expr(c.Args[1]) + "[" + f.index(c.Args[2]) + "])"
 }
 
 func emitSharedMisplaced(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {

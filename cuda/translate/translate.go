@@ -630,7 +630,7 @@ func (tr *translator) computeEffects() {
 			if !ok {
 				return true
 			}
-			if g := tr.calleeFunc(call); g != nil && tr.isSim(g) && g.Name() == "Shared" {
+			if g := tr.calleeFunc(call); g != nil && tr.isSim(g) && (g.Name() == "Shared" || g.Name() == "Shared2D" || g.Name() == "SharedVar") {
 				tr.sharedFn[obj] = true
 			}
 			switch tr.callClass(call) {

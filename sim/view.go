@@ -1,0 +1,283 @@
+package sim
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Findings of views, constant memory and read-only loads. (Numbered apart
+// from report.go's list, which others edit; the names are registered in
+// init.)
+const (
+	MisalignedAddress Kind = 32 + iota // a 2-, 4-, 8- or 16-byte access at an address its size's alignment does not divide (fatal, as CUDA's cudaErrorMisalignedAddress)
+	ConstantWrite                      // a kernel wrote constant memory (fatal)
+	ReadOnlyWritten                    // a read-only load (Ldg) of memory the same launch wrote
+)
+
+func init() {
+	kindNames[MisalignedAddress] = "misaligned address"
+	kindNames[ConstantWrite] = "write to constant memory"
+	kindNames[ReadOnlyWritten] = "read-only load of written memory"
+}
+
+// makeStorage allocates n elements of T on 8-byte-aligned memory, so that a
+// view of the bytes as any other type is aligned for Go wherever it is for
+// CUDA.
+func makeStorage[T Storable](n int) []T {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if n == 0 {
+		return []T{}
+	}
+	words := make([]uint64, (n*size+7)/8)
+	return unsafe.Slice((*T)(unsafe.Pointer(&words[0])), n)
+}
+
+// elems is the buffer's elements, whether or not it is a misaligned view.
+func (b *Buffer[T]) elems() []T {
+	if b.vdata != nil {
+		return b.vdata
+	}
+	return b.data
+}
+
+// View returns the view of n elements of b from element off: what `b + off`
+// is in CUDA, with a length. A kernel receives it like any buffer, and the
+// host can copy to and from it (a copy at an offset). Its accesses are
+// checked on the bytes of b: a race between b[off+i] and the view's i is
+// found. Its elements are named in findings by their index in the view,
+// with b's name.
+//
+// A view that would reach past the end of b (or a negative off or n)
+// panics with a *MisuseError when it is made; in a kernel that is a
+// KernelPanic finding with the line.
+func (b *Buffer[T]) View(off, n int) *Buffer[T] {
+	if off < 0 || n < 0 || off > b.n || n > b.n-off {
+		panic(&MisuseError{Code: ErrInvalidValue, Op: "View", What: fmt.Sprintf("view [%d, %d+%d) of buffer %q of %d elements reaches past its end", off, off, n, b.name, b.n)})
+	}
+	return viewOf[T, T](b, off, n)
+}
+
+// Offset returns the view of b from element off to its end: `b + off`.
+func (b *Buffer[T]) Offset(off int) *Buffer[T] {
+	if off < 0 || off > b.n {
+		panic(&MisuseError{Code: ErrInvalidValue, Op: "Offset", What: fmt.Sprintf("offset %d is outside buffer %q of %d elements", off, b.name, b.n)})
+	}
+	return viewOf[T, T](b, off, b.n-off)
+}
+
+// Reinterpret returns the view of b's bytes as elements of U:
+// reinterpret_cast<U *>(b). Its length is the number of whole U that fit.
+// uchar data read through a *Buffer[uint32], float data loaded as Float4,
+// and dynamic shared memory carved into typed arrays
+// (`float *a = (float *)smem; int *c = (int *)&a[n];` is
+// `a := sim.Reinterpret[float32](smem); c := sim.Reinterpret[int32](a.Offset(n))`)
+// are all views.
+//
+// If b's start is not a multiple of U's CUDA alignment (Align) from the
+// start of the allocation (cudaMalloc's and shared memory's are aligned to
+// 256 and 16 bytes or more), every access through the view is a
+// MisalignedAddress finding, as it is a misaligned-address error on
+// hardware; making it is not.
+//
+// Detection is element-granular on the allocation: an access through a
+// view whose element size differs from the allocation's is checked on
+// every element of the allocation it overlaps (and findings then name
+// those elements, in the allocation's type). A view of smaller elements
+// than the allocation's therefore shares detection state between the
+// bytes of one allocation element: two threads writing different bytes of
+// one word are reported as a race. Allocate the bytes as the smallest type
+// the kernel views them as. Atomics through such a view are checked
+// against the view's own accesses only.
+func Reinterpret[U, T Storable](b *Buffer[T]) *Buffer[U] {
+	var t T
+	var u U
+	n := b.n * int(unsafe.Sizeof(t)) / int(unsafe.Sizeof(u))
+	return viewOf[U, T](b, 0, n)
+}
+
+// viewOf makes the view of n elements of U starting off elements of T into b.
+func viewOf[U, T Storable](b *Buffer[T], off, n int) *Buffer[U] {
+	var t T
+	var u U
+	tsize, usize := int(unsafe.Sizeof(t)), int(unsafe.Sizeof(u))
+	root, byteOff := &b.mem, off*tsize
+	if b.vroot != nil {
+		root, byteOff = b.vroot, b.vbyte+byteOff
+	}
+	v := &Buffer[U]{}
+	v.mem = mem{name: b.name, id: root.id, space: root.space, elemSize: usize, n: n, dev: root.dev,
+		freed: root.freed, vroot: root, vbyte: byteOff,
+		vsame: usize == root.elemSize && byteOff%usize == 0}
+	var data []U
+	if n > 0 {
+		p := unsafe.Add(unsafe.Pointer(&b.elems()[0]), off*tsize)
+		data = unsafe.Slice((*U)(p), n)
+	} else {
+		data = []U{}
+	}
+	if byteOff%Align[U]() != 0 {
+		v.vdata = data
+		v.data = []U{}
+	} else {
+		v.data = data
+	}
+	return v
+}
+
+// viewSetInit and viewIsInit are setInit and isInit of a view: the
+// allocation's, on the elements the view's element i overlaps.
+func (m *mem) viewSetInit(i int) {
+	r := m.vroot
+	if r.freed {
+		return
+	}
+	lo, hi := m.rootRange(i)
+	for j := lo; j <= hi; j++ {
+		r.setInit(j)
+	}
+}
+
+func (m *mem) viewIsInit(i int) bool {
+	r := m.vroot
+	if r.freed || r.initAll {
+		return true
+	}
+	lo, hi := m.rootRange(i)
+	for j := lo; j <= hi; j++ {
+		if !r.isInit(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// rootRange is the first and last element of the allocation that the
+// view's element i overlaps.
+func (m *mem) rootRange(i int) (lo, hi int) {
+	rs := m.vroot.elemSize
+	first := m.vbyte + i*m.elemSize
+	return first / rs, (first + m.elemSize - 1) / rs
+}
+
+// viewLoad is Load's slow path for a view: bounds in the view's type, the
+// allocation freed, misalignment, then the checks on the allocation's
+// elements.
+//
+//go:noinline
+func (b *Buffer[T]) viewLoad(t *Thread, i int) T {
+	b.viewCheck(t, i, false)
+	if b.vsame {
+		t.slowAccess(&b.mem, i, accRead, false)
+	} else {
+		lo, hi := b.rootRange(i)
+		for j := lo; j <= hi; j++ {
+			t.slowAccess(b.vroot, j, accRead, false)
+		}
+	}
+	return b.data[i]
+}
+
+// viewStore is Store's slow path for a view.
+//
+//go:noinline
+func (b *Buffer[T]) viewStore(t *Thread, i int, v T) {
+	b.viewCheck(t, i, true)
+	changed := b.data[i] != v
+	if b.vsame {
+		t.slowAccess(&b.mem, i, accWrite, changed)
+	} else {
+		lo, hi := b.rootRange(i)
+		for j := lo; j <= hi; j++ {
+			t.slowAccess(b.vroot, j, accWrite, changed)
+		}
+	}
+	if changed {
+		t.w.progress++
+	}
+	b.data[i] = v
+}
+
+// viewCheck reports an access through view b that hardware would fault on:
+// outside the view, to a freed allocation, or misaligned.
+func (b *Buffer[T]) viewCheck(t *Thread, i int, write bool) {
+	if uint(i) >= uint(b.n) || b.vroot.freed {
+		b.freed = b.vroot.freed
+		t.badIndex(&b.mem, i, write)
+	}
+	if b.vdata != nil {
+		t.misaligned(&b.mem, i, write)
+	}
+}
+
+// misaligned reports a misaligned access and ends the launch, as CUDA's
+// misaligned-address error does.
+//
+//go:noinline
+func (t *Thread) misaligned(m *mem, i int, write bool) {
+	op := "read"
+	if write {
+		op = "write"
+	}
+	addr := m.vbyte + i*m.elemSize
+	t.w.l.addFinding(Finding{Kind: MisalignedAddress, Space: m.space, Memory: m.name, Index: i,
+		Detail: fmt.Sprintf("a %d-byte access at byte %d of %q, which is not a multiple of its alignment",
+			m.elemSize, addr, m.name),
+		Current: threadAccess(t, op, t.w.sites.callerSite())})
+	panic(abortKernel{})
+}
+
+// Copy copies every element of src into the start of dst, device to device
+// (cudaMemcpy with cudaMemcpyDeviceToDevice); views copy at offsets. The
+// elements keep their initialisation: an uninitialised source element
+// leaves its copy uninitialised. Both must be global buffers of one Device.
+func Copy[T Storable](dst, src *Buffer[T]) error {
+	if src.space != GlobalSpace || src.dev != dst.dev {
+		return &MisuseError{Code: ErrInvalidValue, Op: "Copy", What: fmt.Sprintf("buffer %q is not a global buffer of the destination's Device", src.name)}
+	}
+	if err := dst.hostOp("Copy", src.n); err != nil {
+		return err
+	}
+	defer dst.dev.stream.Unlock()
+	if src.freed || src.vroot != nil && src.vroot.freed {
+		return &MisuseError{Code: ErrInvalidValue, Op: "Copy", What: fmt.Sprintf("buffer %q is freed (use after Free)", src.name)}
+	}
+	init := make([]bool, src.n)
+	for i := range init {
+		init[i] = src.isInit(i)
+	}
+	copy(dst.elems(), src.elems())
+	for i, ok := range init {
+		if ok {
+			dst.setInit(i)
+		}
+	}
+	return nil
+}
+
+// MemsetBytes sets the first n bytes of the buffer to value, as
+// cudaMemset(ptr, value, n) does, and marks the elements they overlap
+// initialised (an element set in part counts as initialised: detection is
+// element-granular).
+func (b *Buffer[T]) MemsetBytes(value byte, n int) error {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if n < 0 || n > b.n*size {
+		return &LaunchError{Code: ErrInvalidValue, Limit: "MemsetBytes", Detail: fmt.Sprintf("%d bytes do not fit buffer %q of %d bytes", n, b.name, b.n*size)}
+	}
+	if err := b.hostOp("MemsetBytes", 0); err != nil {
+		return err
+	}
+	defer b.dev.stream.Unlock()
+	data := b.elems()
+	if n > 0 {
+		bytes := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), n)
+		for i := range bytes {
+			bytes[i] = value
+		}
+	}
+	for i := 0; i < (n+size-1)/size; i++ {
+		b.setInit(i)
+	}
+	return nil
+}
