@@ -11,13 +11,15 @@
 //     block size, with the kernel's numRegs and static shared bytes; gpusim's
 //     Device.CooperativeLimit(Config{Block, Registers: numRegs, SharedBytes:
 //     dyn}, static) must print the same number (go test ./sim -run
-//     CooperativeLaunchLimit has the formula), and the launch with one block
+//     CooperativeLimitMatchesH100 holds the H100's numbers), and the launch with one block
 //     more must fail with cudaErrorCooperativeLaunchTooLarge (720).
 //  2. "reduce" lines: which association order cg::reduce uses for float plus
 //     on tile<32>, tile<16> and a coalesced group of 13 lanes; gpusim uses
-//     xor-butterfly (offsets N/2..1) on tiles and shfl_down-into-rank-0 on
-//     coalesced groups below 32 (sim/coop.go, Reduce). A mismatch means
-//     sim.Reduce must follow the order printed as matching.
+//     xor-butterfly (offsets N/2..1) on tiles and the scan's last rank on
+//     coalesced groups below 32 (sim/coop.go, Reduce), as the H100 gave:
+//     tile32 402790c1, tile16 3fff5fb6, coalesced13 3fe8bbba
+//     (TestNoRaceReduceOrdersMatchH100). A mismatch means sim.Reduce must
+//     follow the order printed as matching.
 //  3. "exclusive_scan rank0": the value rank 0 gets (gpusim: T's zero).
 //  4. racecheck on "shfl": lane 0 writes shared s[0], the warp shuffles,
 //     lane 31 reads s[0]: gpusim reports a race (TestRaceOrderedOnlyByWarpCollective);

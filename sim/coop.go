@@ -548,11 +548,13 @@ func (BitXor[T]) apply(a, b T) T { return a ^ b }
 
 // Reduce is cg::reduce(group, v, op): op over the v of every thread of the
 // group, the same result on each. CUDA does not document its order of
-// operations, which matters for floats; gpusim's is: on a tile (and a
-// full warp), a butterfly over shfl_xor with offsets N/2, N/4, ..., 1, each
-// thread combining op(own, other); on a coalesced group of fewer than 32
-// threads, shfl_down by rank with offsets 1, 2, 4, ... into rank 0, whose
-// result is then broadcast. scripts/coop_probe.cu prints the device's.
+// operations, which matters for floats; gpusim's is the one the H100
+// gives (scripts/coop_probe.cu, TestReduceOrdersMatchH100) and CUDA 12's
+// cooperative_groups/details/coalesced_reduce.h implements: on a tile (and
+// a coalesced group of the full warp), a butterfly over shfl_xor with
+// offsets N/2, N/4, ..., 1, each thread combining op(own, other); on a
+// coalesced group of fewer than 32 threads, InclusiveScan's order, the
+// last rank's result broadcast to the group.
 func Reduce[T Elem](g WarpGroup, v T, op ReduceOp[T]) T {
 	t, mask := g.lanes()
 	n := g.NumThreads()
@@ -567,24 +569,18 @@ func Reduce[T Elem](g WarpGroup, v T, op ReduceOp[T]) T {
 		}
 		return v
 	}
-	r := cg.ThreadRank()
-	for off := 1; off < n; off *= 2 {
-		u := CoalescedShflDown(cg, v, off)
-		if r+off < n {
-			v = op.apply(v, u)
-		}
-	}
-	return CoalescedShfl(cg, v, 0)
+	return CoalescedShfl(cg, InclusiveScan(g, v, op), n-1)
 }
 
 // InclusiveScan is cg::inclusive_scan(group, v, op): at rank r, op over the
-// v of ranks 0 to r (Hillis-Steele over shfl_up, offsets 1, 2, 4, ...).
+// v of ranks 0 to r (Hillis-Steele over shfl_up, offsets 1, 2, 4, ..., each
+// thread combining op(own, lower), as CUDA's scan.h does).
 func InclusiveScan[T Elem](g WarpGroup, v T, op ReduceOp[T]) T {
 	n, r := g.NumThreads(), g.ThreadRank()
 	for d := 1; d < n; d *= 2 {
 		u := groupShfl(g, v, r-d)
 		if r >= d {
-			v = op.apply(u, v)
+			v = op.apply(v, u)
 		}
 	}
 	return v

@@ -8,6 +8,7 @@ package sim_test
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"testing"
 
@@ -309,7 +310,7 @@ func coalescedHandOff(s, out *sim.Buffer[int32], sync bool) sim.Kernel {
 		if l%4 != 1 {
 			return
 		}
-		g := sim.CoalescedThreads(t) // lanes 1, 5, ..., 29: ranks 0-7
+		g := sim.CoalescedThreads(t)         // lanes 1, 5, ..., 29: ranks 0-7
 		s.Store(t, g.ThreadRank(), int32(l)) //@coW
 		v := sim.CoalescedShflDown(g, int32(l), 1)
 		if sync {
@@ -389,33 +390,61 @@ func TestNoRaceLabeledAndBinaryPartition(t *testing.T) {
 	}
 }
 
-// cg::reduce on a coalesced group of fewer than 32 lanes: floats summed in
-// CUDA's order (shfl_down by rank into rank 0, then a broadcast).
-func TestNoRaceCoalescedReduceFloatOrder(t *testing.T) {
+// cg::reduce's float association order, pinned to the H100's bits: the
+// probe's reduce_orders kernel (scripts/coop_probe.cu) on its inputs,
+// 1/(i+3). On tile<32> and tile<16> the H100 gives the xor butterfly
+// (tile<16>: butterfly 3fff5fb6; scan and shfl_down orders 3fff5fb4); on
+// a coalesced group of 13 lanes the Hillis-Steele scan's last rank,
+// 3fe8bbba (shfl_down into rank 0 gives 3fe8bbbb). exclusive_scan gives
+// rank 0 zero.
+func TestNoRaceReduceOrdersMatchH100(t *testing.T) {
 	t.Parallel()
 	dev := sim.NewDevice(sim.H100)
-	out := zeroed[float32](t, dev, "out", 32)
-	vals := make([]float32, 32)
-	for i := range vals {
-		vals[i] = 1 / float32(i+3)
+	in := make([]float32, 32)
+	for i := range in {
+		in[i] = 1 / float32(i+3)
 	}
+	out := zeroed[float32](t, dev, "out", 128)
 	wantClean(t, exec(t, dev, lin(1, 32), func(t *sim.Thread) {
-		l := t.LaneID()
-		if l >= 13 {
-			return
+		block := sim.ThisThreadBlock(t)
+		t32 := sim.TiledPartitionOf[sim.Size32](block)
+		t16 := sim.TiledPartitionOf[sim.Size16](block)
+		l := t.ThreadIdx.X
+		out.Store(t, l, sim.Reduce(t32, in[l], sim.Plus[float32]{}))
+		out.Store(t, 32+l, sim.Reduce(t16, in[l], sim.Plus[float32]{}))
+		out.Store(t, 64+l, sim.ExclusiveScan(t16, in[l]+1, sim.Plus[float32]{}))
+		if l < 13 {
+			g := sim.CoalescedThreads(t)
+			out.Store(t, 96+l, sim.Reduce(g, in[l], sim.Plus[float32]{}))
 		}
-		g := sim.CoalescedThreads(t)
-		out.Store(t, l, sim.Reduce(g, vals[l], sim.Plus[float32]{}))
 	}))
-	v := append([]float32(nil), vals[:13]...)
-	for off := 1; off < 13; off *= 2 {
-		for r := 0; r+off < 13; r++ {
-			v[r] += v[r+off]
+	got := out.ToHost()
+	for _, c := range []struct {
+		name    string
+		from, n int
+		want    uint32
+	}{
+		{"tile32", 0, 32, 0x402790c1},
+		{"tile16 (first tile)", 32, 16, 0x3fff5fb6},
+		{"coalesced13", 96, 13, 0x3fe8bbba},
+	} {
+		for k := range c.n {
+			if b := math.Float32bits(got[c.from+k]); b != c.want {
+				t.Errorf("%s rank %d: %08x, H100 %08x", c.name, k, b, c.want)
+			}
 		}
 	}
-	for l, got := range out.ToHost()[:13] {
-		if got != v[0] {
-			t.Fatalf("lane %d: %v, want %v", l, got, v[0])
+	if b := math.Float32bits(got[64]); b != 0 {
+		t.Errorf("exclusive_scan rank 0: %08x, H100 00000000", b)
+	}
+	// The scan's other ranks: rank r holds the inclusive scan of rank r-1.
+	for r := 1; r < 16; r++ {
+		var s float32
+		for k := range r {
+			s += in[k] + 1
+		}
+		if d := got[64+r] - s; d > 1e-5 || d < -1e-5 {
+			t.Errorf("exclusive_scan rank %d: %v, want about %v", r, got[64+r], s)
 		}
 	}
 }

@@ -7,6 +7,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -173,6 +174,52 @@ func TestCooperativeLaunchLimit(t *testing.T) {
 	}
 	if n, _ := dev.CooperativeLimit(sim.Config{Block: sim.Dim(256)}, 60<<10); n != 3*132 {
 		t.Errorf("H100, 256 threads and 60 KiB of static shared memory: %d blocks, want 396", n)
+	}
+}
+
+// The H100's cooperative limits, as scripts/coop_probe.cu printed them: the
+// driver's co-resident blocks (cudaOccupancyMaxActiveBlocksPerMultiprocessor
+// x 132 SMs) for the probe's two kernels at each block size, with the
+// compiled kernel's numRegs and static shared bytes, and its refusal of one
+// block more (720, cudaErrorCooperativeLaunchTooLarge).
+func TestCooperativeLimitMatchesH100(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	for _, c := range []struct {
+		kernel                   string
+		block, dyn, regs, static int
+		perSM, limit             int
+	}{
+		{"grid_reduce", 64, 256, 31, 0, 32, 4224},
+		{"grid_reduce", 128, 512, 31, 0, 16, 2112},
+		{"grid_reduce", 256, 1024, 31, 0, 8, 1056},
+		{"grid_reduce", 512, 2048, 31, 0, 4, 528},
+		{"grid_reduce", 1024, 4096, 31, 0, 2, 264},
+		{"heavy", 128, 0, 56, 24000, 9, 1188},
+		{"heavy", 256, 0, 56, 24000, 4, 528},
+		{"heavy", 1024, 0, 56, 24000, 1, 132},
+	} {
+		name := fmt.Sprintf("%s block=%d dyn=%d numRegs=%d static=%d", c.kernel, c.block, c.dyn, c.regs, c.static)
+		if c.perSM*dev.Spec().SMs != c.limit {
+			t.Fatalf("%s: table: %d x %d SMs != %d", name, c.perSM, dev.Spec().SMs, c.limit)
+		}
+		cfg := sim.Config{Grid: sim.Dim(c.limit), Block: sim.Dim(c.block), SharedBytes: c.dyn, Registers: c.regs,
+			Options: sim.Options{}.WithCooperative(true)}
+		if got, err := dev.CooperativeLimit(cfg, c.static); err != nil || got != c.limit {
+			t.Errorf("%s: CooperativeLimit = %d, %v; H100 %d", name, got, err, c.limit)
+		}
+		// The launch knows no static shared memory (see
+		// Options.WithCooperative): give it the kernel's whole shared
+		// memory as the dynamic part, which occupancy counts alike.
+		cfg.SharedBytes += c.static
+		if err := dev.Validate(cfg); err != nil {
+			t.Errorf("%s: a grid at the limit, %d blocks, refused: %v", name, c.limit, err)
+		}
+		cfg.Grid = sim.Dim(c.limit + 1)
+		var le *sim.LaunchError
+		if err := dev.Validate(cfg); !errors.As(err, &le) || le.Code != sim.ErrCooperativeLaunchTooLarge {
+			t.Errorf("%s: a grid of %d blocks: %v; H100 720 (cudaErrorCooperativeLaunchTooLarge)", name, c.limit+1, err)
+		}
 	}
 }
 
