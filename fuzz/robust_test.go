@@ -33,16 +33,17 @@ var robustCases = []robustCase{
 		dev := sim.NewDevice(sim.H100)
 		return dev.Launch(sim.Config{Grid: sim.Dim(sim.H100.MaxGridDim.X), Block: sim.Dim(1024)}, func(t *sim.Thread) {})
 	}},
-	{name: "huge-grid", pending14: "needs a launch time limit (Options.WithTimeLimit): a legal grid of 2^31 threads runs for hours",
-		run: func() error {
-			dev := sim.NewDevice(sim.H100)
-			b, _ := sim.Alloc[int32](dev, "b", 1)
-			return dev.Launch(sim.Config{Grid: sim.Dim(1 << 21), Block: sim.Dim(1024)}, func(t *sim.Thread) {
+	{name: "huge-grid-with-time-limit", run: func() error {
+		dev := sim.NewDevice(sim.H100)
+		b, _ := sim.Alloc[int32](dev, "b", 1)
+		err := dev.Launch(sim.Config{Grid: sim.Dim(1 << 21), Block: sim.Dim(1024), Options: sim.Options{}.WithTimeLimit(time.Second)},
+			func(t *sim.Thread) {
 				if t.LinearThreadIdx() == 0 {
 					sim.AtomicAdd(t, b, 0, 1)
 				}
 			})
-		}},
+		return wantKinds(err, sim.BudgetExceeded)
+	}},
 	{name: "huge-static-shared", run: func() error {
 		dev := sim.NewDevice(sim.H100)
 		return dev.Launch(sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32)}, func(t *sim.Thread) {
@@ -55,16 +56,28 @@ var robustCases = []robustCase{
 		return dev.Launch(sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), SharedBytes: 1 << 40,
 			Options: sim.Options{}.WithSharedOptIn(true)}, func(t *sim.Thread) {})
 	}},
-	{name: "huge-alloc", pending14: "sim.Alloc allocates the buffer and its bookkeeping eagerly: 2^40 elements exhaust the host",
-		run: func() error {
-			dev := sim.NewDevice(sim.H100)
-			_, err := sim.Alloc[int32](dev, "huge", 1<<40)
-			if err == nil {
-				return errors.New("Alloc of 4 TiB succeeded")
+	{name: "huge-alloc", run: func() error {
+		dev := sim.NewDevice(sim.H100)
+		_, err := sim.Alloc[int32](dev, "huge", 1<<40)
+		if err == nil {
+			return errors.New("Alloc of 4 TiB succeeded")
+		}
+		return err
+	}},
+	{name: "deep-recursion-calling-sim", run: func() error {
+		dev := sim.NewDevice(sim.H100)
+		b, _ := sim.FromHost(dev, "b", []int32{1})
+		var rec func(t *sim.Thread, n int) int32
+		rec = func(t *sim.Thread, n int) int32 {
+			if n == 0 {
+				return 0
 			}
-			return err
-		}},
-	{name: "deep-recursion", pending14: "needs a stack depth limit (Options.WithMaxDepth): Go's own stack overflow ends the process",
+			return b.Load(t, 0) + rec(t, n-1)
+		}
+		err := dev.Launch(sim.Config{Grid: sim.Dim(1), Block: sim.Dim(2)}, func(t *sim.Thread) { rec(t, 1<<30) })
+		return wantKinds(err, sim.StackOverflow)
+	}},
+	{name: "deep-recursion-without-sim", pending14: "Options.MaxDepth is checked when a thread calls sim: a recursion that calls sim only at its bottom overflows Go's stack first, which ends the process",
 		run: func() error {
 			dev := sim.NewDevice(sim.H100)
 			b, _ := sim.Alloc[int32](dev, "b", 1)
@@ -78,17 +91,18 @@ var robustCases = []robustCase{
 			}
 			return dev.Launch(sim.Config{Grid: sim.Dim(1), Block: sim.Dim(2)}, func(t *sim.Thread) { rec(t, 1<<30) })
 		}},
-	{name: "loop-without-sim", pending14: "needs a watchdog (Options.WithWatchdog): a thread that never calls sim cannot be interrupted",
-		run: func() error {
-			dev := sim.NewDevice(sim.H100)
-			return dev.Launch(sim.Config{Grid: sim.Dim(1), Block: sim.Dim(2)}, func(t *sim.Thread) {
+	{name: "loop-without-sim", run: func() error {
+		dev := sim.NewDevice(sim.H100)
+		err := dev.Launch(sim.Config{Grid: sim.Dim(1), Block: sim.Dim(2), Options: sim.Options{}.WithWatchdog(300 * time.Millisecond)},
+			func(t *sim.Thread) {
 				for x := 0; ; x++ {
 					if x < 0 {
 						return
 					}
 				}
 			})
-		}},
+		return wantKinds(err, sim.Hang)
+	}},
 	{name: "panic-while-others-wait-at-barrier", run: func() error {
 		dev := sim.NewDevice(sim.H100)
 		err := dev.Launch(sim.Config{Grid: sim.Dim(2), Block: sim.Dim(64)}, func(t *sim.Thread) {
