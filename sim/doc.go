@@ -191,10 +191,11 @@
 // Go has no way to stop a goroutine from outside. Every launch therefore
 // runs its workers on a goroutine of their own, and a watchdog on the
 // launching goroutine watches their beat, which every call into sim
-// advances (coarsely: thread exits, scheduling turns, spin checks, atomics,
-// fences, barriers, collectives, and each thread's periodic check in Load
-// and Store). When a worker's beat stands still for the watchdog's timeout
-// (DefaultWatchdog, 10 s; Options.WithWatchdog sets it, 0 turns it off),
+// advances (thread exits, scheduling turns, atomics, fences, barriers,
+// collectives, spin checks, and each thread's periodic check in Load and
+// Store, every 4096 accesses at most). When a worker's beat stands still
+// for the watchdog's timeout (DefaultWatchdog, 2 s; Options.WithWatchdog
+// sets it, 0 turns it off),
 // the launch returns a Hang finding naming the running thread and the
 // kernel line it runs, sampled from a goroutine profile.
 //

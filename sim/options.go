@@ -75,10 +75,14 @@ type Options struct {
 }
 
 // DefaultWatchdog is how long a kernel thread may run without calling into
-// sim before the watchdog ends the launch with a Hang finding. A thread
-// calls into sim with every Load, Store, atomic, fence, barrier and warp
-// collective; the arithmetic between them is what the watchdog times.
-const DefaultWatchdog = 10 * time.Second
+// sim before the watchdog ends the launch with a Hang finding: 2 s, the
+// timeout of the display watchdog (Windows' TDR) whose expiry is
+// cudaErrorLaunchTimeout on a GPU. A thread calls into sim with every
+// Load, Store, atomic, fence, barrier and warp collective; the arithmetic
+// between them is what the watchdog times, and a simulated thread rarely
+// computes for milliseconds between them. A kernel that does for longer
+// (remember the race detector's 5-10x) needs Options.WithWatchdog.
+const DefaultWatchdog = 2 * time.Second
 
 // DefaultMaxDepth is the deepest a kernel thread's Go stack may grow, in
 // frames, before the launch ends with a StackOverflow finding (the

@@ -171,7 +171,7 @@ type worker struct {
 	// watched again (see spinRound); 0 means at once, and then a resumed
 	// thread is only confirmed to keep to its addresses (rewatchOps).
 	spinOps int
-	turns   uint // scheduling-loop turns, for beat
+	turns   uint // scheduling turns and calls into sim, for the watchdog (progressMark)
 
 	// cur is the thread last started or resumed: the one running when the
 	// worker's goroutine is inside a coroutine. The watchdog reads it
@@ -179,11 +179,12 @@ type worker struct {
 	// beating (see peekRunning).
 	cur *Thread
 	_   [64]byte
-	// beat counts, coarsely, the worker's calls into sim: thread exits,
-	// scheduling turns, spin checks, atomics, fences, barriers and
-	// collectives. The watchdog reads it from another goroutine; a worker
-	// whose beat stands still for the watchdog's timeout has a thread
-	// that runs without calling into sim.
+	// beat counts the rarer signs of progress: spin rounds, block
+	// admissions, and each thread's periodic check in Load and Store. With
+	// turns and stats.Threads it makes the worker's progress mark, which
+	// the watchdog reads from another goroutine; a worker whose mark
+	// stands still for the watchdog's timeout has a thread that runs
+	// without calling into sim.
 	beat     atomic.Uint64
 	finished atomic.Bool // run has returned
 	_        [64]byte
@@ -291,13 +292,8 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 func (w *worker) abort() { w.l.aborted.Store(true) }
 
 // tick counts a call into sim that is no scheduling turn (an atomic, a
-// fence, a barrier, a collective) towards the watchdog's beat.
-func (w *worker) tick() {
-	w.turns++
-	if w.turns&1023 == 0 {
-		w.beat.Add(1)
-	}
-}
+// fence, a barrier, a collective) for the watchdog (see progressMark).
+func (w *worker) tick() { w.turns++ }
 
 // takeUnstarted returns the next thread to start, in block admission order
 // and threadIdx order within a block.
@@ -382,9 +378,6 @@ func (w *worker) run() {
 	defer w.shutdown()
 	for !w.l.aborted.Load() {
 		w.turns++
-		if w.turns&63 == 0 {
-			w.beat.Add(1)
-		}
 		if w.live == 0 {
 			if !w.admit() {
 				return
@@ -623,9 +616,6 @@ func (w *worker) threadExit(t *Thread) {
 	w.live--
 	w.progress++
 	w.stats.Threads++
-	if w.stats.Threads&63 == 0 {
-		w.beat.Add(1)
-	}
 	if w.special {
 		if w.l.prof != nil {
 			w.profExit(t)

@@ -106,7 +106,7 @@ func (l *launch) supervise(ctx context.Context) {
 				if w.finished.Load() {
 					continue
 				}
-				if b := w.beat.Load(); b != beats[i].beat {
+				if b := progressMark(w); b != beats[i].beat {
 					beats[i] = beatMark{b, now}
 					continue
 				}
@@ -162,6 +162,19 @@ func (l *launch) abandon(w *worker, quiet time.Duration) {
 	d.mu.Lock()
 	d.hungAt = f.Current.String()
 	d.mu.Unlock()
+}
+
+// progressMark is a number that changes whenever worker w's threads call
+// into sim: its scheduling turns and calls counted by tick, its thread
+// exits, its beat. turns and stats.Threads are the worker's own counters,
+// incremented without synchronisation on paths too hot for an atomic add
+// (every thread exit, every barrier); they are read here without it,
+// deliberately: a word read may be late, never torn, on the machines Go
+// runs on, and a late value only delays the watchdog by a tick.
+//
+//go:norace
+func progressMark(w *worker) uint64 {
+	return uint64(w.turns) + uint64(w.stats.Threads) + w.beat.Load()
 }
 
 // peekRunning returns the thread worker w last started or resumed, which
