@@ -217,6 +217,25 @@ type Backend interface {
 	Free(m Mem)
 }
 
+// CooperativeLauncher is a Backend that can launch a kernel cooperatively,
+// as cudaLaunchCooperativeKernel (cuLaunchCooperativeKernel) does: every
+// block co-resident, so that grid.sync() (sim.GridGroup.Sync) is legal, and
+// a grid larger than the device can hold co-resident refused with
+// cudaErrorCooperativeLaunchTooLarge before anything runs.
+type CooperativeLauncher interface {
+	LaunchCooperative(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error
+}
+
+// LaunchCooperative launches kernel cooperatively on b, or fails if b
+// cannot launch cooperatively.
+func LaunchCooperative(b Backend, kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	c, ok := b.(CooperativeLauncher)
+	if !ok {
+		return fmt.Errorf("%s: backend %s cannot launch cooperatively (it has no LaunchCooperative)", KernelName(kernel), b.Name())
+	}
+	return c.LaunchCooperative(kernel, grid, block, sharedBytes, args...)
+}
+
 // Upload allocates a buffer holding a copy of host.
 func Upload[T sim.Elem](b Backend, host []T) (Mem, error) {
 	m, err := b.Alloc(DTypeOf[T](), len(host))

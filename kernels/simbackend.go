@@ -158,6 +158,18 @@ func (s *SimBackend) Free(m Mem) {
 // several parameters of one launch is named after all of them, "in/out".
 // Buffers given a name with Named keep it.
 func (s *SimBackend) Launch(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	return s.launch(kernel, grid, block, sharedBytes, false, args)
+}
+
+// LaunchCooperative is Launch as cudaLaunchCooperativeKernel: the launch
+// is cooperative (sim.Options.WithCooperative), so grid.sync() is legal in
+// it, and a grid larger than the device holds co-resident is refused with
+// sim.ErrCooperativeLaunchTooLarge before anything runs.
+func (s *SimBackend) LaunchCooperative(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	return s.launch(kernel, grid, block, sharedBytes, true, args)
+}
+
+func (s *SimBackend) launch(kernel any, grid, block sim.Dim3, sharedBytes int, cooperative bool, args []any) error {
 	fv, err := kernelFunc(kernel)
 	if err != nil {
 		return err
@@ -201,6 +213,9 @@ func (s *SimBackend) Launch(kernel any, grid, block sim.Dim3, sharedBytes int, a
 	}
 	body := fv.Call(in)[0].Interface().(sim.Kernel)
 	opts := s.Options
+	if cooperative {
+		opts = opts.WithCooperative(true)
+	}
 	var prof *sim.Profile
 	if s.Profiles != nil {
 		prof = new(sim.Profile)
