@@ -82,7 +82,10 @@ func (d *Device) Validate(cfg Config) error {
 		return bad(ErrInvalidConfiguration, "grid dimensions", "grid %v has a dimension below 1", grid)
 	}
 	if grid.X > s.MaxGridDim.X || grid.Y > s.MaxGridDim.Y || grid.Z > s.MaxGridDim.Z {
-		return bad(ErrInvalidConfiguration, "grid dimensions", "grid %v exceeds the maximum %v", grid, s.MaxGridDim)
+		// The H100 answers a grid beyond its maximum with
+		// cudaErrorInvalidValue, not the invalid configuration of a zero
+		// dimension (scripts/hwrules.cu: grid 2147483648x1).
+		return bad(ErrInvalidValue, "grid dimensions", "grid %v exceeds the maximum %v", grid, s.MaxGridDim)
 	}
 	if cfg.SharedBytes < 0 {
 		return bad(ErrInvalidValue, "dynamic shared memory", "negative size %d", cfg.SharedBytes)
