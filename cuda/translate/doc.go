@@ -159,6 +159,47 @@
 // hardware, which may be fewer. panic(msg) is __trap(): the kernel stops
 // with an error, as in the simulator.
 //
+// # Cooperative groups and atomic_ref
+//
+// Group variables are cg objects; the twin includes cooperative_groups.h
+// (reduce.h, scan.h when used) and declares namespace cg =
+// cooperative_groups; an AtomicRef is a cuda::atomic_ref from cuda/atomic.
+// The includes stand inside #ifndef GOSIM_SHIM_H, where the shim models
+// them for clang.
+//
+//	sim.ThisThreadBlock(t)                cg::thread_block b = cg::this_thread_block();
+//	sim.TiledPartitionOf[sim.Size16](p)   cg::thread_block_tile<16> g = cg::tiled_partition<16>(p);  (p a block or tile; N <= 32)
+//	sim.TiledPartition(p, 4)              cg::thread_group g = cg::tiled_partition(p, 4U);  (constant size, power of two <= 32)
+//	sim.CoalescedThreads(t)               cg::coalesced_group g = cg::coalesced_threads();
+//	sim.LabeledPartition, BinaryPartition cg::labeled_partition(g, label), cg::binary_partition(g, pred)
+//	sim.ThisGrid(t).Sync()                cg::this_grid().sync()  (needs a cooperative launch)
+//	g.Sync, ThreadRank, NumThreads, Size  g.sync(), (long long)g.thread_rank(), ...
+//	g.MetaGroupRank/Size, Any, All, Ballot  g.meta_group_rank(), g.any(p) != 0, ... (tiles, coalesced groups)
+//	sim.TileShfl/Up/Down/Xor(g, v, x)     g.shfl(v, x), g.shfl_up(v, x), ...
+//	sim.CoalescedShfl/Up/Down(g, v, x)    g.shfl(v, x), ...
+//	sim.TileMatchAny, CoalescedMatchAny   g.match_any(v)
+//	sim.TileMatchAll, CoalescedMatchAll   g.match_all(v, pred), through gosim_cg_match_all
+//	sim.Reduce(g, v, sim.Plus[T]{})       cg::reduce(g, v, cg::plus<T>()); Less, Greater, BitAnd, BitOr, BitXor likewise
+//	sim.InclusiveScan, ExclusiveScan      cg::inclusive_scan, cg::exclusive_scan
+//	grid.BlockRank, NumBlocks, IsValid    grid.block_rank(), grid.num_blocks(), grid.is_valid()
+//	r := sim.NewAtomicRef(b, i, scope)    cuda::atomic_ref<T, cuda::thread_scope_X> r(b[i]);  (constant scope)
+//	r.Load(t, o), Store, Exchange         r.load(cuda::memory_order_X), r.store(v, o), r.exchange(v, o)
+//	r.FetchAdd ... FetchXor               r.fetch_add(v, o) ...  (Min, Max and the bit operations on integers)
+//	r.CompareExchangeStrong/Weak          through gosim_cas_strong/weak: (old value, ok)
+//
+// A group is declared from an expression of its type; a group variable
+// without one (var g sim.ThreadBlock), a composite literal, an array of
+// groups, a kernel parameter of group type, a helper's group result and an
+// AtomicRef passed to a helper are refused, since CUDA's have no zero value
+// (or, for atomic_ref, carry the scope in the type). Collectives take 32-
+// and 64-bit integers and floats; the operation of reduce and the scans is
+// a literal. Refused too: tiles of more than 32 threads, a dynamic tile of
+// non-constant size, ThreadGroup.MetaGroupRank/Size (cg::thread_group has
+// none), CoalescedGroup.Mask, the Dim3 methods (GroupIndex, ThreadIndex,
+// DimThreads, BlockIndex, DimBlocks: use t.BlockIdx and the other built-in
+// vectors), loads with a release order and stores with an acquire order
+// (undefined in C++), and a non-constant order or scope.
+//
 // # Package math
 //
 // math's constants fold. Its functions map to CUDA's double-precision ones;

@@ -497,6 +497,8 @@ func (f *fn) compositeLit(x *ast.CompositeLit) string {
 	if !ok {
 		if msg := f.tr.typeError(t); msg != "" {
 			f.errorf(x.Pos(), "%s", msg)
+		} else if f.tr.isCoop(t) {
+			f.errorf(x.Pos(), "a %s has no zero value in CUDA; create it with its constructor (sim.ThisThreadBlock(t), ...)", types.TypeString(t, f.tr.qualifier))
 		} else {
 			f.errorf(x.Pos(), "only array literals are translated")
 		}

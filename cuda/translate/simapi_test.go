@@ -9,7 +9,9 @@ import (
 // TestSimAPICovered walks sim's exported API and fails for every function
 // that takes a *sim.Thread, and every exported method of Thread or Buffer,
 // that has neither a CUDA translation (simCalls) nor a host-only entry
-// (simHostOnly): a sim feature a kernel can call must not lack one. It also
+// (simHostOnly): a sim feature a kernel can call must not lack one; so
+// does every exported method of the cooperative groups and AtomicRef, and
+// every function that takes or gives one. It also
 // fails for table entries sim no longer has.
 func TestSimAPICovered(t *testing.T) {
 	testImporter(t)
@@ -24,15 +26,32 @@ func TestSimAPICovered(t *testing.T) {
 		}
 		return false
 	}
+	// The cooperative types: their methods, and functions that take or
+	// give one, are kernel-facing too.
+	coopTypes := map[string]bool{"ThreadBlock": true, "Tile": true, "ThreadGroup": true, "CoalescedGroup": true, "GridGroup": true, "AtomicRef": true, "Group": true, "WarpGroup": true}
+	isCoop := func(t types.Type) bool {
+		n, ok := t.(*types.Named)
+		return ok && n.Obj().Pkg() == sim && coopTypes[n.Obj().Name()]
+	}
+	mentionsCoop := func(sig *types.Signature) bool {
+		for _, tup := range []*types.Tuple{sig.Params(), sig.Results()} {
+			for i := range tup.Len() {
+				if isCoop(tup.At(i).Type()) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	var api []string
 	for _, name := range sim.Scope().Names() {
 		switch o := sim.Scope().Lookup(name).(type) {
 		case *types.Func:
-			if o.Exported() && takesThread(o.Type().(*types.Signature)) {
+			if sig := o.Type().(*types.Signature); o.Exported() && (takesThread(sig) || mentionsCoop(sig)) {
 				api = append(api, name)
 			}
 		case *types.TypeName:
-			if name != "Thread" && name != "Buffer" {
+			if name != "Thread" && name != "Buffer" && (!coopTypes[name] || name == "Group" || name == "WarpGroup") {
 				continue
 			}
 			ms := types.NewMethodSet(types.NewPointer(o.Type()))

@@ -129,6 +129,10 @@ func (f *fn) declStmt(s *ast.DeclStmt) {
 					continue
 				}
 				t := f.resolve(o.Type())
+				if f.coopZeroDecl(id.Pos(), t) {
+					f.bad[o] = true
+					continue
+				}
 				if !f.checkVarType(id.Pos(), t) {
 					f.bad[o] = true
 					continue
@@ -263,6 +267,9 @@ func (f *fn) declare(pos token.Pos, o types.Object, rhs ast.Expr) {
 		f.bad[o] = true
 		return
 	}
+	if f.coopDeclare(pos, o, t, rhs) {
+		return
+	}
 	val := strip(f.valueAs(rhs, t))
 	if !f.checkVarType(pos, t) {
 		f.bad[o] = true
@@ -378,12 +385,15 @@ func (f *fn) parallel(s *ast.AssignStmt, define bool) {
 // tuple is a, b := f(x) for a helper with several results.
 func (f *fn) tuple(pos token.Pos, lhs []ast.Expr, rhs ast.Expr, define bool) {
 	call, ok := ast.Unparen(rhs).(*ast.CallExpr)
-	if !ok || !(f.tr.isHelperCall(call) || f.isSimFunc(call, "MatchAllSync")) {
+	if !ok || !(f.tr.isHelperCall(call) || f.isSimFunc(call, "MatchAllSync") || f.isCoopTuple(call)) {
 		f.errorf(pos, "only a call of a package function can give several values in a kernel (no maps, type assertions or channels); assign the values one by one")
 		return
 	}
 	f.order(rhs)
 	for _, l := range lhs {
+		if isBlank(l) {
+			continue
+		}
 		if o, ok := f.isNew(l, define); ok {
 			t := f.resolve(o.Type())
 			if f.checkVarType(l.Pos(), t) {

@@ -17,21 +17,6 @@ func init() {
 	simCalls["Thread.ThreadFenceSystem"] = simCall{"__threadfence_system()", classEffect, fixed("__threadfence_system()")}
 	simCalls["Thread.Nanosleep"] = simCall{"__nanosleep(ns)", classEffect, fixed("__nanosleep(%0)", u32)}
 	simCalls["Thread.AtomicThreadFence"] = simCall{"cuda::atomic_thread_fence(order, scope), as PTX fence", classEffect, emitAtomicThreadFence}
-	// Cooperative groups need cg types for their variables and
-	// cooperative_groups.h (or a shim of it) in the twin: not yet
-	// translated, and refused with the call's position.
-	for name, c := range map[string]string{
-		"ThisThreadBlock":  "cg::this_thread_block()",
-		"ThisGrid":         "cg::this_grid()",
-		"CoalescedThreads": "cg::coalesced_threads()",
-	} {
-		simCalls[name] = simCall{c, classNone, refuseCooperativeGroups}
-	}
-}
-
-func refuseCooperativeGroups(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
-	f.errorf(c.Pos(), "cooperative groups are not translated to CUDA yet; use the warp intrinsics (ShflSync, SyncWarp, ...) and SyncThreads")
-	return "0"
 }
 
 func emitLoadVolatile(f *fn, c *ast.CallExpr, recv ast.Expr, _ bool) string {

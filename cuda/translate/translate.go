@@ -291,7 +291,10 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 		p := sig.Params().At(i)
 		t := f.resolve(p.Type())
 		f.readonly[p] = "kernel parameters are shared by every thread in the simulator but private in CUDA"
-		if msg := tr.typeError(t); msg != "" {
+		if msg := tr.typeError(t); msg != "" || tr.coopParamError(t, true, false) != "" {
+			if msg == "" {
+				msg = tr.coopParamError(t, true, false)
+			}
 			tr.errorf(p.Pos(), "kernel parameter %s: %s", p.Name(), msg)
 			f.failed = true
 			continue
@@ -503,7 +506,10 @@ func (tr *translator) translateHelper(h *helper) {
 	for i := range sig.Params().Len() {
 		p := sig.Params().At(i)
 		t := f.resolve(p.Type())
-		if msg := tr.typeError(t); msg != "" {
+		if msg := tr.typeError(t); msg != "" || tr.coopParamError(t, false, false) != "" {
+			if msg == "" {
+				msg = tr.coopParamError(t, false, false)
+			}
 			tr.errorf(p.Pos(), "parameter %s of %s: %s", p.Name(), fd.Name.Name, msg)
 			f.failed = true
 			continue
@@ -534,7 +540,10 @@ func (tr *translator) translateHelper(h *helper) {
 	switch {
 	case res.Len() == 1:
 		t := f.resolve(res.At(0).Type())
-		if msg := tr.typeError(t); msg != "" || tr.isThread(t) {
+		if msg := tr.typeError(t); msg != "" || tr.isThread(t) || tr.coopParamError(t, false, true) != "" {
+			if msg == "" {
+				msg = tr.coopParamError(t, false, true)
+			}
 			if msg == "" {
 				msg = "the thread cannot be returned"
 			}
@@ -548,7 +557,10 @@ func (tr *translator) translateHelper(h *helper) {
 		var fields strings.Builder
 		for i := range res.Len() {
 			t := f.resolve(res.At(i).Type())
-			if msg := tr.typeError(t); msg != "" || tr.isThread(t) {
+			if msg := tr.typeError(t); msg != "" || tr.isThread(t) || tr.coopParamError(t, false, true) != "" {
+				if msg == "" {
+					msg = tr.coopParamError(t, false, true)
+				}
 				if msg == "" {
 					msg = "the thread cannot be returned"
 				}

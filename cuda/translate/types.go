@@ -151,6 +151,9 @@ func (tr *translator) isSim(o types.Object) bool {
 
 // typeError says why t cannot be a kernel's type, or "" if it can.
 func (tr *translator) typeError(t types.Type) string {
+	if msg, ok := tr.coopTypeError(t); ok {
+		return msg
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		if _, ok := basicC[u.Kind()]; ok {
@@ -198,6 +201,9 @@ func (tr *translator) typeError(t types.Type) string {
 
 // ctype is the C spelling of a kernel type (typeError(t) == "").
 func (tr *translator) ctype(t types.Type) string {
+	if c, ok := tr.coopCType(t); ok {
+		return c
+	}
 	if e, ok := tr.isBuffer(t); ok {
 		return tr.ctype(e) + " *"
 	}

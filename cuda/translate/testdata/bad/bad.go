@@ -292,7 +292,7 @@ func StatementBeforeBody(a *sim.Buffer[int32]) sim.Kernel {
 
 func Dim3Value(a *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
-		d := t.BlockDim // want "BlockDim is a Dim3 value, which kernels do not hold" "structs are not translated"
+		d := t.BlockDim // want "BlockDim is a Dim3 value, which kernels do not hold" "a Dim3 is not a kernel value"
 		_ = d
 	}
 }
