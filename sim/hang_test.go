@@ -3,15 +3,11 @@ package sim_test
 // Launches that would hang: a thread that never calls into sim (the
 // watchdog), a launch whose context is cancelled (LaunchContext), a
 // livelock that keeps writing changing values (the time limit). Lines are
-// found through "//#name" markers at the end of the line, read from the
-// test file named in the call (a marker syntax of its own, so that these
-// files stay out of harness_test.go's "//@" marker table).
+// found through "//@name" markers (at, harness_test.go).
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -20,28 +16,6 @@ import (
 
 	"github.com/gpusim/gpusim/sim"
 )
-
-// siteOf returns the site ("sim/file:N") of the line of file marked //#name.
-func siteOf(t *testing.T, file, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := ""
-	for i, l := range strings.Split(string(b), "\n") {
-		if k := strings.LastIndex(l, "//#"); k >= 0 && strings.TrimSpace(l[k+3:]) == name {
-			if found != "" {
-				t.Fatalf("marker //#%s appears twice in %s", name, file)
-			}
-			found = fmt.Sprintf("sim/%s:%d", file, i+1)
-		}
-	}
-	if found == "" {
-		t.Fatalf("no marker //#%s in %s", name, file)
-	}
-	return found
-}
 
 // report launches k and returns its report, failing on any other error. It
 // checks the launch against the test's name (sim.ExpectByName).
@@ -86,8 +60,8 @@ func TestHangWatchdogNamesThreadAndLine(t *testing.T) {
 		x.Store(th, th.GlobalX(), 1)
 		if th.BlockIdx.X == 1 && th.ThreadIdx.X == 5 {
 			n := int64(0)
-			for !release.Load() { //#hangLoop
-				n++ //#hangBody
+			for !release.Load() { //@hangLoop
+				n++ //@hangBody
 			}
 			spins.Add(n)
 		}
@@ -96,7 +70,7 @@ func TestHangWatchdogNamesThreadAndLine(t *testing.T) {
 		t.Errorf("the hang took %v to report", el)
 	}
 	f := only(t, r, sim.Hang)
-	loop, body := siteOf(t, "hang_test.go", "hangLoop"), siteOf(t, "hang_test.go", "hangBody")
+	loop, body := at(t, "hangLoop"), at(t, "hangBody")
 	if f.Current.Block != (sim.Dim3{X: 1}) || f.Current.Thread != (sim.Dim3{X: 5}) || f.Current.Site != loop && f.Current.Site != body {
 		t.Errorf("hang names %v, want block (1) thread (5) at %s or %s:\n%v", f.Current, loop, body, r)
 	}
@@ -318,15 +292,15 @@ func TestLaunchContextCancelAbandonsThreadWithoutSchedulingPoint(t *testing.T) {
 	start := time.Now()
 	err := dev.LaunchContext(ctx, cfg1(1, 1, sim.Options{}.WithWatchdog(0)), func(*sim.Thread) {
 		n := 0
-		for !release.Load() { //#cancelLoop
-			n++ //#cancelBody
+		for !release.Load() { //@cancelLoop
+			n++ //@cancelBody
 		}
 	})
 	var r *sim.Report
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &r) {
 		t.Fatalf("err = %v, want a Report that is context.DeadlineExceeded", err)
 	}
-	loop, body := siteOf(t, "hang_test.go", "cancelLoop"), siteOf(t, "hang_test.go", "cancelBody")
+	loop, body := at(t, "cancelLoop"), at(t, "cancelBody")
 	if f := only(t, r, sim.Hang); f.Current.Site != loop && f.Current.Site != body {
 		t.Errorf("hang at %q, want %s or %s", f.Current.Site, loop, body)
 	}
@@ -349,15 +323,15 @@ func TestTimeLimitEndsLivelockWritingChangingValues(t *testing.T) {
 		start := time.Now()
 		r := report(t, dev, cfg1(2, 32, o.WithTimeLimit(200*time.Millisecond)), func(th *sim.Thread) {
 			i := th.GlobalX()
-			for flag.Load(th, 0) == 0 { //#livelockLoad
-				count.Store(th, i, count.Load(th, i)+1) //#livelockWrite
+			for flag.Load(th, 0) == 0 { //@livelockLoad
+				count.Store(th, i, count.Load(th, i)+1) //@livelockWrite
 			}
 		})
 		if el := time.Since(start); el < 200*time.Millisecond || el > 20*time.Second {
 			t.Errorf("the time limit of 200ms ended the launch after %v", el)
 		}
 		f := only(t, r, sim.BudgetExceeded)
-		load, write := siteOf(t, "hang_test.go", "livelockLoad"), siteOf(t, "hang_test.go", "livelockWrite")
+		load, write := at(t, "livelockLoad"), at(t, "livelockWrite")
 		running, n := 0, 0
 		for _, g := range f.Groups {
 			n += g.Count
@@ -381,7 +355,7 @@ func TestTimeLimitNamesEveryLiveThread(t *testing.T) {
 		i := th.ThreadIdx.X
 		for {
 			count.Store(th, i, count.Load(th, i)+1)
-			th.SyncThreads() //#limitBarrier
+			th.SyncThreads() //@limitBarrier
 		}
 	})
 	f := only(t, r, sim.BudgetExceeded)
@@ -389,7 +363,7 @@ func TestTimeLimitNamesEveryLiveThread(t *testing.T) {
 	for _, g := range f.Groups {
 		n += g.Count
 	}
-	if n != 256 || !strings.Contains(r.Error(), siteOf(t, "hang_test.go", "limitBarrier")) || len(r.Error()) > 4096 {
+	if n != 256 || !strings.Contains(r.Error(), at(t, "limitBarrier")) || len(r.Error()) > 4096 {
 		t.Errorf("want the 256 threads named in ranges within 4 KB:\n%v", r)
 	}
 }

@@ -160,7 +160,7 @@ func recurse(th *sim.Thread, x *sim.Buffer[int32], n int) int32 {
 	if n == 0 {
 		return 0
 	}
-	return x.Load(th, n&7) + recurse(th, x, n-1) //#recurse
+	return x.Load(th, n&7) + recurse(th, x, n-1) //@recurse
 }
 
 // Recursion 10^7 deep is a StackOverflow finding at the documented depth
@@ -177,7 +177,7 @@ func TestRecursionBeyondDepthLimitIsFinding(t *testing.T) {
 			x.Store(th, 0, recurse(th, x, 10_000_000))
 		})
 		f := only(t, r, sim.StackOverflow)
-		if f.Current.Site != siteOf(t, "limits_test.go", "recurse") || !strings.Contains(f.Detail, "10000 frames") {
+		if f.Current.Site != at(t, "recurse") || !strings.Contains(f.Detail, "10000 frames") {
 			t.Errorf("detection %v: %v", o.Detection(), r)
 		}
 	}

@@ -28,10 +28,10 @@ func TestUseAfterFreeIsNamed(t *testing.T) {
 		x, _ := sim.Alloc[int32](dev, "x", 4)
 		x.Free()
 		r := report(t, dev, cfg1(1, 4, o), func(th *sim.Thread) {
-			x.Store(th, th.ThreadIdx.X, 1) //#afterFree
+			x.Store(th, th.ThreadIdx.X, 1) //@afterFree
 		})
 		f := only(t, r, sim.UseAfterFree)
-		if f.Memory != "x" || f.Current.Site != siteOf(t, "misuse_test.go", "afterFree") || strings.Contains(r.Error(), "out-of-bounds") {
+		if f.Memory != "x" || f.Current.Site != at(t, "afterFree") || strings.Contains(r.Error(), "out-of-bounds") {
 			t.Errorf("detection %v:\n%v", o.Detection(), r)
 		}
 		wantMisuse(t, x.CopyToHost(make([]int32, 4)), `buffer "x" is freed (use after Free)`)

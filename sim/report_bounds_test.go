@@ -37,12 +37,12 @@ func TestDeadlockReport300x1024GroupedAndQuick(t *testing.T) {
 		marker string
 	}{
 		{"load spin, detection on", sim.Options{}, func(th *sim.Thread, flag *sim.Buffer[int32], n *int64) {
-			for flag.Load(th, 0) == 0 { //#bigLoad
+			for flag.Load(th, 0) == 0 { //@bigLoad
 				*n++
 			}
 		}, "bigLoad"},
 		{"atomic spin, detection off", sim.Options{}.WithDetection(false), func(th *sim.Thread, flag *sim.Buffer[int32], n *int64) {
-			for sim.AtomicCAS(th, flag, 0, 1, 2) != 1 { //#bigCAS
+			for sim.AtomicCAS(th, flag, 0, 1, 2) != 1 { //@bigCAS
 				*n++
 			}
 		}, "bigCAS"},
@@ -65,7 +65,7 @@ func TestDeadlockReport300x1024GroupedAndQuick(t *testing.T) {
 			el := time.Since(start)
 			f := only(t, r, sim.Deadlock)
 			want := sim.StateGroup{Blocks: sim.Span{First: 0, Last: resident - 1}, Threads: []sim.Span{{First: 0, Last: 1023}},
-				At: "spinning without progress", Site: siteOf(t, "report_bounds_test.go", tc.marker), Count: resident * 1024}
+				At: "spinning without progress", Site: at(t, tc.marker), Count: resident * 1024}
 			if len(f.Groups) != 1 || fmt.Sprint(f.Groups[0]) != fmt.Sprint(want) {
 				t.Errorf("groups %v, want [%v]", f.Groups, want)
 			}
