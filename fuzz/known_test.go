@@ -48,3 +48,91 @@ func TestOwnStrongReadKeepsPlainRead(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownAbortedThreadReportedAsPassingBarrier (open): <<<1, 2>>>, a
+// loop of __syncthreads; store; shfl_xor with mask 0x31. Lane 1 is not in
+// the mask: a fatal warp divergence, which unwinds lane 1 while lane 0
+// waits at the barrier of the next iteration. sim counts the unwinding as
+// lane 1 exiting, releases the barrier, and reports lane 1 as having run
+// on past it ("did not arrive at the barrier ... exited while others
+// wait"): a BarrierDivergence no schedule produces (the oracle's
+// enumeration has none). The test passes while sim has the bug and fails
+// when it is fixed, so that knownAbortPassedBy goes.
+func TestKnownAbortedThreadReportedAsPassingBarrier(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzOracle", "abort-reported-as-passing-barrier"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := parseCorpus(string(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := smallFrom(args[0].([]byte))
+	o := runOracle(p, modelSim)
+	if o.kinds[sim.BarrierDivergence] || !o.complete {
+		t.Fatalf("the oracle finds barrier divergence possible now (complete %v):\n%s", o.complete, p)
+	}
+	run := runOnSim(p, sim.Options{})
+	if _, bug := abortPassedBy(run.report); !bug {
+		t.Fatalf("sim no longer reports the unwound thread as passing the barrier by: remove knownAbortPassedBy from diff.go and turn this test into one that asserts the fix\n%v", run.report)
+	}
+	v := analyze(p, run.trace, false, run.inflight)
+	if c := compareRun(run, v, nil); len(c.diffs) > 0 || c.known[knownAbortPassedBy] == 0 {
+		t.Fatalf("the differential test does not count it as %q: %v %v", knownAbortPassedBy, c.known, c.diffs)
+	}
+}
+
+// TestPlainAndStrongReadFillBothSlots: <<<2, 1>>>; block 0's thread reads
+// g0 plainly, then with a volatile load; both threads then volatile-load
+// g0 and store it with atomic_ref (relaxed). Block 1's strong store races
+// with block 0's plain read. Since 7d39272 sim keeps a thread's strong
+// read beside its own plain read, so block 0's two reads fill both slots
+// and block 1's volatile load pushes the plain read out: the race is not
+// reported. That is the documented limit of two read slots ("a third
+// concurrent reader"), which the differential test counts as
+// limitEvicted; this test holds that classification.
+func TestPlainAndStrongReadFillBothSlots(t *testing.T) {
+	p := readRegression(t, "plain-and-strong-read-fill-both-slots")
+	run := runOnSim(p, sim.Options{})
+	v := analyze(p, run.trace, false, run.inflight)
+	if !v.races[raceKey{"g0", 1, 3}] {
+		t.Fatalf("the reference does not find the race:\n%s", describe(run, v, &comparison{}))
+	}
+	c := compareRun(run, v, nil)
+	if run.report.Has(sim.DataRace) {
+		t.Logf("sim reports the race now (its read slots changed): %v", run.report)
+		return
+	}
+	if len(c.diffs) > 0 || c.known[limitEvicted] == 0 {
+		t.Fatalf("not counted as %q: %v %v", limitEvicted, c.known, c.diffs)
+	}
+}
+
+// TestKnownThirdPlainReadDropped (open): <<<2, 2>>>; in block 0 each
+// thread reads g0 plainly, then with a volatile load; in block 1 each
+// thread stores g0 with atomic_ref (relaxed). Block 1's strong stores race
+// with block 0's plain reads. sim records thread 0's plain and volatile
+// reads in the two slots, drops thread 1's plain read (slowAccess's empty
+// `default:`), lets thread 1's volatile load push thread 0's plain read
+// out, and block 1 then meets only strong reads: no race reported. The
+// fuzzer's input (four threads a block) is kept as
+// testdata/fuzz/FuzzDifferential/third-plain-read-dropped.
+func TestKnownThirdPlainReadDropped(t *testing.T) {
+	p := Decode([]byte{0x03, 0, byte(opIF), 0x06, 0x01, 0x01, byte(opLD), 0x10, 0, 0, byte(opLDV), 0, 0, 0, byte(opRST), 0, 0, 0})
+	run := runOnSim(p, sim.Options{})
+	v := analyze(p, run.trace, false, run.inflight)
+	if !v.races[raceKey{"g0", 1, 3}] {
+		t.Fatalf("the reference does not find the race:\n%s", describe(run, v, &comparison{}))
+	}
+	if run.report.Has(sim.DataRace) {
+		t.Fatalf("sim reports the race now: remove knownThirdReadDropped from diff.go and turn this test into one that asserts the fix\n%v", run.report)
+	}
+	if c := compareRun(run, v, nil); len(c.diffs) > 0 || c.known[knownThirdReadDropped] == 0 {
+		t.Fatalf("the differential test does not count it as %q: %v %v", knownThirdReadDropped, c.known, c.diffs)
+	}
+	// With one thread a block (no third reader) sim reports it.
+	q := Decode([]byte{0x01, 0, byte(opIF), 0x06, 0x01, 0x01, byte(opLD), 0x10, 0, 0, byte(opLDV), 0, 0, 0, byte(opRST), 0, 0, 0})
+	if r := runOnSim(q, sim.Options{}); !r.report.Has(sim.DataRace) {
+		t.Fatalf("with one thread a block sim misses it too:\n%s", q)
+	}
+}
