@@ -479,6 +479,20 @@ func (d *Device) packArgs(tw *twin.Twin, args []any) ([]unsafe.Pointer, error) {
 // a kernel function with a generated twin, and synchronizes, so that a fault
 // in the kernel is returned by the launch that caused it.
 func (d *Device) Launch(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	return d.launch(kernel, grid, block, sharedBytes, false, args)
+}
+
+// LaunchCooperative is Launch through cuLaunchCooperativeKernel
+// (cudaLaunchCooperativeKernel): every block is co-resident, so that
+// grid.sync() is legal, and a grid larger than the device holds
+// co-resident is refused before anything runs, as a *sim.LaunchError with
+// sim.ErrCooperativeLaunchTooLarge, the simulator's error for the same
+// request. It makes *Device a kernels.CooperativeLauncher.
+func (d *Device) LaunchCooperative(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	return d.launch(kernel, grid, block, sharedBytes, true, args)
+}
+
+func (d *Device) launch(kernel any, grid, block sim.Dim3, sharedBytes int, cooperative bool, args []any) error {
 	tw, f, entry, err := d.function(kernel)
 	if err != nil {
 		return err
@@ -501,7 +515,11 @@ func (d *Device) Launch(kernel any, grid, block sim.Dim3, sharedBytes int, args 
 			}
 		}
 		start := time.Now()
-		if err := f.Launch(g.X, g.Y, g.Z, b.X, b.Y, b.Z, sharedBytes, cu.Stream{}, params); err != nil {
+		if cooperative {
+			if err := launchCooperative(f, g, b, sharedBytes, params); err != nil {
+				return fmt.Errorf("cuLaunchCooperativeKernel(%s<<<%v, %v, %d>>>): %w", entry, grid, block, sharedBytes, err)
+			}
+		} else if err := f.Launch(g.X, g.Y, g.Z, b.X, b.Y, b.Z, sharedBytes, cu.Stream{}, params); err != nil {
 			return fmt.Errorf("cuLaunchKernel(%s<<<%v, %v, %d>>>): %w", entry, grid, block, sharedBytes, err)
 		}
 		if d.timing {

@@ -30,6 +30,9 @@ func (*Device) Memset(kernels.Mem, byte) error                { return ErrUnavai
 func (*Device) Launch(any, sim.Dim3, sim.Dim3, int, ...any) error {
 	return ErrUnavailable
 }
+func (*Device) LaunchCooperative(any, sim.Dim3, sim.Dim3, int, ...any) error {
+	return ErrUnavailable
+}
 func (*Device) Free(kernels.Mem)         {}
 func (*Device) Info() Info               { return Info{} }
 func (*Device) Builds() map[string]Build { return nil }
