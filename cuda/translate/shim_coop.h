@@ -141,15 +141,17 @@ public:
 	}
 	__device__ int any(int p) const { return __any_sync(mask_, p); }
 	__device__ int all(int p) const { return __all_sync(mask_, p); }
-	__device__ unsigned int ballot(int p) const
+	__device__ unsigned int ballot(int p) const { return pack(__ballot_sync(mask_, p)); }
+	// Lane masks come back in group ranks, as ballot's.
+	__device__ unsigned int pack(unsigned int lanes) const
 	{
-		unsigned int b = __ballot_sync(mask_, p), out = 0;
+		unsigned int out = 0;
 		for (unsigned int r = 0; r < size(); r++)
-			out |= (b >> gosim_detail::lane_of(mask_, r) & 1u) << r;
+			out |= (lanes >> gosim_detail::lane_of(mask_, r) & 1u) << r;
 		return out;
 	}
-	template <typename T> __device__ unsigned int match_any(T v) const { return __match_any_sync(mask_, v); }
-	template <typename T> __device__ unsigned int match_all(T v, int &pred) const { return __match_all_sync(mask_, v, &pred); }
+	template <typename T> __device__ unsigned int match_any(T v) const { return pack(__match_any_sync(mask_, v)); }
+	template <typename T> __device__ unsigned int match_all(T v, int &pred) const { return pack(__match_all_sync(mask_, v, &pred)); }
 	__device__ unsigned int gosim_mask() const { return mask_; }
 };
 __device__ __forceinline__ coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }

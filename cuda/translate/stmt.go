@@ -240,6 +240,9 @@ func (f *fn) assign1(pos token.Pos, lhs, rhs ast.Expr, define bool) {
 		f.declare(pos, o, rhs)
 		return
 	}
+	if f.coopAssign(lhs) {
+		return
+	}
 	lv := f.lvalue(lhs)
 	f.linef(pos, "%s = %s;", lv, strip(f.valueAs(rhs, f.typeOf(lhs))))
 }

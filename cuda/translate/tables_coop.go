@@ -355,7 +355,7 @@ func emitTiledPartitionOf(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
 		return "0"
 	}
 	if _, pn := f.tr.coop(f.typeOf(c.Args[0])); pn != 0 && pn < n {
-		f.errorf(c.Pos(), "a tile of %d threads cannot be cut from a tile of %d", n, pn)
+		f.errorf(c.Pos(), "a tile of %d threads cannot be cut from a tile of %d; partition the block, or a larger tile", n, pn)
 		return "0"
 	}
 	return "cg::tiled_partition<" + strconv.Itoa(n) + ">(" + p + ")"
@@ -366,6 +366,14 @@ func emitTiledPartition(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
 	p, ok := f.groupArg(c.Args[0], "cg::tiled_partition", coopBlock, coopTile, coopThreadGroup)
 	if !ok {
 		return "0"
+	}
+	if _, pn := f.tr.coop(f.typeOf(c.Args[0])); pn != 0 {
+		if v := f.tr.info.Types[c.Args[1]].Value; v != nil {
+			if n, ok := constantInt64(v); ok && n > int64(pn) {
+				f.errorf(c.Pos(), "a tile of %d threads cannot be cut from a tile of %d; partition the block, or a larger tile", n, pn)
+				return "0"
+			}
+		}
 	}
 	v := f.tr.info.Types[c.Args[1]].Value
 	n, exact := int64(0), false
@@ -651,3 +659,14 @@ func (f *fn) isCoopTuple(c *ast.CallExpr) bool {
 // or cuda/atomic (or the shim): the host harness of TestPreludeSemantics
 // leaves them out. The CUDA they call is checked by TestClangCompiles.
 var devicePrelude = map[string]bool{"cg": true, "cgreduce": true, "cgscan": true, "atomic": true, "cgmatchall": true, "atomiccas": true}
+
+// coopAssign refuses an assignment to an existing AtomicRef variable
+// (cuda::atomic_ref cannot be assigned, and its type carries the scope)
+// and reports whether it did.
+func (f *fn) coopAssign(lhs ast.Expr) bool {
+	if k, _ := f.tr.coop(f.typeOf(lhs)); k == coopAtomicRef {
+		f.errorf(lhs.Pos(), "an AtomicRef cannot be assigned in CUDA (cuda::atomic_ref has no assignment); declare a new variable with :=")
+		return true
+	}
+	return false
+}

@@ -14,6 +14,12 @@ func GroupZero(out *sim.Buffer[int32], n int, scope sim.ThreadScope, order sim.M
 		_ = big
 		dyn := sim.TiledPartition(sim.ThisThreadBlock(t), n) // want "a dynamic tile is translated for a constant size"
 		dyn.Sync()
+		t4 := sim.TiledPartitionOf[sim.Size4](sim.ThisThreadBlock(t))
+		q8 := sim.TiledPartition(t4, 8) // want "a tile of 8 threads cannot be cut from a tile of 4"
+		q8.Sync()
+		d2 := sim.NewAtomicRef(out, 5, sim.ThreadScopeDevice)
+		d2 = sim.NewAtomicRef(out, 6, sim.ThreadScopeDevice) // want "an AtomicRef cannot be assigned in CUDA"
+		d2.Store(t, 1, sim.MemoryOrderRelaxed)
 		q := sim.TiledPartition(sim.ThisThreadBlock(t), 4)
 		out.Store(t, 0, int32(q.MetaGroupRank())) // want "cg::thread_group has no meta_group_rank"
 		b := sim.ThisThreadBlock(t)
