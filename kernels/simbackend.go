@@ -216,14 +216,15 @@ func (s *SimBackend) launch(kernel any, grid, block sim.Dim3, sharedBytes int, c
 	if cooperative {
 		opts = opts.WithCooperative(true)
 	}
-	var prof *sim.Profile
+	cfg := sim.Config{Grid: grid, Block: block, SharedBytes: sharedBytes, Options: opts}
 	if s.Profiles != nil {
-		prof = new(sim.Profile)
-		opts = opts.WithProfile(prof)
-	}
-	err = s.Dev.Launch(sim.Config{Grid: grid, Block: block, SharedBytes: sharedBytes, Options: opts}, body)
-	if prof != nil {
-		*s.Profiles = append(*s.Profiles, prof)
+		var prof *sim.Profile
+		prof, err = s.Dev.LaunchProfile(cfg, body)
+		if prof != nil {
+			*s.Profiles = append(*s.Profiles, prof)
+		}
+	} else {
+		err = s.Dev.Launch(cfg, body)
 	}
 	var r *sim.Report
 	if errors.As(err, &r) {
