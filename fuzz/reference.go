@@ -185,6 +185,7 @@ type verdict struct {
 	unknownInflight bool
 	pairs           []racePair
 	tpb             int
+	p               *Program
 	trace           []event // the trace as placed
 }
 
@@ -207,8 +208,11 @@ type reference struct {
 	stopped bool
 	cur     int // index of the event being processed in the placed trace
 	latest  bool
-	steps   [][]*inst // each thread's instructions
-	pcs     []int     // each thread's next instruction
+	// leakShared models knownSharedSyncLeak: the release history of a
+	// shared cell outlives its block.
+	leakShared bool
+	steps      [][]*inst // each thread's instructions
+	pcs        []int     // each thread's next instruction
 }
 
 // racePair is a race the reference found: access a and the access at
@@ -230,7 +234,7 @@ func (r *reference) instance(cell, g int) int {
 }
 
 func newVerdict(p *Program) *verdict {
-	return &verdict{tpb: p.TPB, kinds: map[sim.Kind]bool{}, races: map[raceKey]bool{}, raceCells: map[string]bool{},
+	return &verdict{tpb: p.TPB, p: p, kinds: map[sim.Kind]bool{}, races: map[raceKey]bool{}, raceCells: map[string]bool{},
 		barriers: map[barKey]bool{}, uninit: map[uninitKey]bool{}, regs: make([][nRegs]int32, p.Threads())}
 }
 
@@ -242,8 +246,12 @@ func analyze(p *Program, trace []event, random bool, inflight []inflight) *verdi
 // analyzePlaced is analyze, placing no-change atomics at the latest point
 // they may have acted at, instead of the earliest, if latest.
 func analyzePlaced(p *Program, trace []event, random bool, inflight []inflight, latest bool) *verdict {
+	return analyzeWith(p, trace, random, inflight, latest, false)
+}
+
+func analyzeWith(p *Program, trace []event, random bool, inflight []inflight, latest, leakShared bool) *verdict {
 	r := newReference(p)
-	r.latest = latest
+	r.latest, r.leakShared = latest, leakShared
 	// A read-modify-write a thread was in when a fatal finding ended the
 	// run: under NaturalOrder it acted when it began (it changed nothing,
 	// or it would have returned); under RandomOrder it may not have acted.
@@ -591,8 +599,12 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 		return
 	}
 	// Synchronisation through the cell.
+	key := inst
+	if r.leakShared && isShared(int(e.cell)) {
+		key = int(e.cell) // knownSharedSyncLeak: one history for every block's array
+	}
 	if reads {
-		for _, rel := range r.sync[inst] {
+		for _, rel := range r.sync[key] {
 			if rel.block && r.th[rel.from].block != t.block {
 				continue
 			}
@@ -607,7 +619,7 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 		k := t.bar.clone()
 		k.join(t.acq)
 		k[t.g] = max(k[t.g], t.fenceStamp)
-		r.sync[inst] = append(r.sync[inst], &release{from: t.g, block: t.fenceBlock, k: k})
+		r.sync[key] = append(r.sync[key], &release{from: t.g, block: t.fenceBlock, k: k})
 	}
 	if reads && (order == sim.MemoryOrderAcquire || order >= sim.MemoryOrderAcqRel) {
 		r.acquire(t, block)
