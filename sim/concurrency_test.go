@@ -97,3 +97,34 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	}
 	waitGoroutines(t, before)
 }
+
+// TestCooperativeGroupsOnParallelWorkers runs coalesced_threads,
+// __activemask and a 64-thread tile's sync in blocks spread over parallel
+// workers (detection off), which meet in launch-wide maps: under -race it
+// catches unguarded access to them. Every block must count its own warps'
+// groups exactly.
+func TestCooperativeGroupsOnParallelWorkers(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	const blocks, block = 64, 128
+	groups, _ := sim.Alloc[uint32](dev, "groups", blocks)
+	groups.Memset(0)
+	opts := sim.Options{}.WithDetection(false).WithWorkers(4)
+	err := dev.Launch(sim.Config{Grid: sim.Dim(blocks), Block: sim.Dim(block), Options: opts}, func(th *sim.Thread) {
+		if th.ThreadIdx.X%2 == 0 {
+			g := sim.CoalescedThreads(th)
+			if g.ThreadRank() == 0 {
+				sim.AtomicAdd(th, groups, th.BlockIdx.X, 1)
+			}
+		}
+		_ = th.ActiveMask()
+		sim.TiledPartitionOf[sim.Size64](sim.ThisThreadBlock(th)).Sync()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b, n := range groups.ToHost() {
+		if n != block/32 {
+			t.Errorf("block %d: %d coalesced groups, want one per warp (%d)", b, n, block/32)
+		}
+	}
+}

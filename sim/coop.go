@@ -22,6 +22,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 )
 
 // Group is any cooperative group: cg::thread_group.
@@ -333,11 +334,13 @@ func (t *Thread) converge(s site) uint32 {
 	w := t.w
 	cs := w.l.coopState()
 	key := convKey{t.blk, t.warp, s}
+	cs.mu.Lock()
 	m := cs.conv[key]
 	if m == nil {
 		m = new(meeting)
 		cs.conv[key] = m
 	}
+	cs.mu.Unlock()
 	m.waiting |= 1 << t.lane
 	for !m.formed {
 		t.waitSite = s
@@ -348,7 +351,9 @@ func (t *Thread) converge(s site) uint32 {
 		// Resumed by a spin round: every thread that could run has run.
 		if !m.formed {
 			m.formed = true
+			cs.mu.Lock()
 			delete(cs.conv, key)
+			cs.mu.Unlock()
 			w.progress++
 		}
 	}
@@ -620,11 +625,13 @@ func (t *Thread) groupSync(first, n int) {
 	w := t.w
 	cs := w.l.coopState()
 	key := groupKey{t.blk, first}
+	cs.mu.Lock()
 	m := cs.groups[key]
 	if m == nil {
 		m = new(groupMeet)
 		cs.groups[key] = m
 	}
+	cs.mu.Unlock()
 	s := w.sites.callerSite()
 	gen := m.gen
 	m.arrived++
@@ -680,12 +687,19 @@ func orderMembers(ms []*Thread) {
 // coopState is a launch's state for cooperative groups and grid sync,
 // made on first use.
 type coopState struct {
+	// mu guards the maps: blocks on parallel workers meet in them at once
+	// (each meeting belongs to one block, so its fields need no lock).
+	mu     sync.Mutex
 	conv   map[convKey]*meeting
 	groups map[groupKey]*groupMeet
 	grid   gridBarrier
 }
 
+// coopState is made on first use, under the launch's lock: the first users
+// may be blocks on different workers.
 func (l *launch) coopState() *coopState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.coop == nil {
 		l.coop = &coopState{conv: map[convKey]*meeting{}, groups: map[groupKey]*groupMeet{}}
 	}

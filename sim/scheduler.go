@@ -780,7 +780,11 @@ func (l *launch) run() {
 	if n < 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	if n <= 1 || l.detect || l.nblocks == 1 {
+	// A cooperative launch runs on one worker: grid.sync's barrier parks
+	// every block's leader until all have arrived, which the residency of
+	// one worker's blocks models (scheduler.go); blocks spread over workers
+	// would each wait on a barrier the others' schedulers never see.
+	if n <= 1 || l.detect || l.nblocks == 1 || l.opts.cooperative {
 		n = 1
 	}
 	if n > l.nblocks {
