@@ -536,6 +536,10 @@ func init() {
 		simCalls[g+".All"] = simCall{"g.all(pred) != 0", classLoad, method("all", "bool", b)}
 		simCalls[g+".Ballot"] = simCall{"g.ballot(pred)", classLoad, method("ballot", "", b)}
 	}
+	// cg::thread_group declares num_threads() but CUDA 13's headers define
+	// it only for its subclasses: nvcc's ptxas fails on the unresolved
+	// function (H100 run). size() is defined and gives the same count.
+	simCalls["ThreadGroup.NumThreads"] = simCall{"g.size()", classNone, method("size", "long long")}
 	noMeta := refuseWith("cg::thread_group has no meta_group_rank or meta_group_size; use a static tile (sim.TiledPartitionOf[sim.SizeN]) or compute it from the thread index")
 	simCalls["ThreadGroup.MetaGroupRank"] = simCall{"(none)", classNone, noMeta}
 	simCalls["ThreadGroup.MetaGroupSize"] = simCall{"(none)", classNone, noMeta}

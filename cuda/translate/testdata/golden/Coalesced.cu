@@ -93,6 +93,6 @@ extern "C" __global__ void Coalesced(int *in, int *out)
 #line 66 "ok/coop.go"
 	if (((long long)quad.thread_rank()) == 0LL) {
 #line 67 "ok/coop.go"
-		out[i + 1LL] = (int)gosim_add((long long)quad.num_threads(), (long long)quad.size());
+		out[i + 1LL] = (int)gosim_add((long long)quad.size(), (long long)quad.size());
 	}
 }
