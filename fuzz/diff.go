@@ -190,8 +190,8 @@ func viewDiffs(run *simRun, s *simView, v *verdict, diffs []string) []string {
 }
 
 // compareRun compares a sim run with the reference's verdict on its trace
-// (placed earliest; latest, the same trace placed at the latest points,
-// is tried when the earliest disagrees and the trace is ambiguous).
+// (placed earliest; latest, the same trace with its ambiguous no-change
+// atomics placed elsewhere, is tried when the earliest disagrees).
 func compareRun(run *simRun, v *verdict, latest func() *verdict) *comparison {
 	return compareRunLeak(run, v, latest, nil)
 }
@@ -244,7 +244,7 @@ func compareRunLeak(run *simRun, v *verdict, latest, leak func() *verdict) *comp
 			case explain(v2) != "":
 				excuse = explain(v2)
 			default:
-				c.diffs = append(c.diffs, "(the trace is ambiguous; placed latest, it differs too:)")
+				c.diffs = append(c.diffs, "(the trace is ambiguous; placed elsewhere, it differs too:)")
 				c.diffs = append(c.diffs, d...)
 			}
 		}

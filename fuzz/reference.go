@@ -184,6 +184,7 @@ type verdict struct {
 	// acted.
 	unknownInflight bool
 	pairs           []racePair
+	choices         []placeChoice // ambiguous no-change atomics
 	tpb             int
 	p               *Program
 	trace           []event // the trace as placed
@@ -211,8 +212,16 @@ type reference struct {
 	// leakShared models knownSharedSyncLeak: the release history of a
 	// shared cell outlives its block.
 	leakShared bool
-	steps      [][]*inst // each thread's instructions
-	pcs        []int     // each thread's next instruction
+	at         map[int]int // placements chosen for ambiguous no-change atomics
+	steps      [][]*inst   // each thread's instructions
+	pcs        []int       // each thread's next instruction
+}
+
+// placeChoice is a no-change atomic, recorded at trace index j, whose
+// place is ambiguous: it may have acted before any of the indices in at.
+type placeChoice struct {
+	j  int
+	at []int
 }
 
 // racePair is a race the reference found: access a and the access at
@@ -250,8 +259,14 @@ func analyzePlaced(p *Program, trace []event, random bool, inflight []inflight, 
 }
 
 func analyzeWith(p *Program, trace []event, random bool, inflight []inflight, latest, leakShared bool) *verdict {
+	return analyzeAt(p, trace, random, inflight, latest, leakShared, nil)
+}
+
+// analyzeAt is analyzeWith, placing the no-change atomics recorded at
+// trace index j at at[j] (one of their placeChoice candidates).
+func analyzeAt(p *Program, trace []event, random bool, inflight []inflight, latest, leakShared bool, at map[int]int) *verdict {
 	r := newReference(p)
-	r.latest, r.leakShared = latest, leakShared
+	r.latest, r.leakShared, r.at = latest, leakShared, at
 	// A read-modify-write a thread was in when a fatal finding ended the
 	// run: under NaturalOrder it acted when it began (it changed nothing,
 	// or it would have returned); under RandomOrder it may not have acted.
@@ -372,12 +387,14 @@ func (r *reference) place(trace []event, random bool) []event {
 			// The points since pre where the cell held the value read.
 			cur := r.valueBefore(trace, inst, p)
 			first, last := -1, -1
+			var cands []int
 			for k := p; k <= j; k++ {
 				if cur == e.val {
 					if first < 0 {
 						first = k
 					}
 					last = k
+					cands = append(cands, k)
 				}
 				if k < j {
 					if w, ok := writes(&trace[k], inst, r); ok {
@@ -389,12 +406,16 @@ func (r *reference) place(trace []event, random bool) []event {
 			if r.latest {
 				p = last
 			}
+			if at, ok := r.at[j]; ok {
+				p = at
+			}
 			if p < 0 {
 				p = j
 			}
-			for k := p; k < j; k++ {
+			for k := first; k < j && k >= 0; k++ {
 				if trace[k].kind == evAccess && trace[k].g != e.g && r.instance(int(trace[k].cell), int(trace[k].g)) == inst {
 					r.v.ambiguous++
+					r.v.choices = append(r.v.choices, placeChoice{j, cands})
 					break
 				}
 			}
