@@ -87,7 +87,8 @@ const (
 // after it (known_test.go); compareRun and FuzzOracle count them under
 // their names. (The first one found, a thread's strong read replacing its
 // own plain read in the shadow, was fixed in 7d39272 and is kept as
-// TestOwnStrongReadKeepsPlainRead.)
+// TestOwnStrongReadKeepsPlainRead; the second, a third concurrent plain
+// read dropped from the read slots, is kept as TestThirdPlainReadKept.)
 const (
 	// sim/scheduler.go runThreads: a thread unwound by a fatal finding
 	// (abortKernel) goes through threadExit like a thread that returned;
@@ -96,14 +97,6 @@ const (
 	// wait"), a BarrierDivergence that did not happen
 	// (TestKnownAbortedThreadReportedAsPassingBarrier).
 	knownAbortPassedBy = "bug: a thread unwound by a fatal finding is reported as passing a barrier by"
-	// sim/detect.go slowAccess: when both read slots hold reads of other
-	// threads unordered with a plain read, the switch's `default:` has an
-	// empty body (the `case c.r[0].site&writeBit != 0:` after it is a
-	// separate case), so the new read is not recorded at all, where the
-	// cell's doc says a third concurrent reader replaces the older slot; a
-	// later write unordered with it alone goes unreported
-	// (TestKnownThirdPlainReadDropped).
-	knownThirdReadDropped = "bug: a third concurrent plain read is dropped, not put in a slot"
 	// sim/detect.go syncStrong: the release history of an element
 	// (launch.syncVars) is keyed by its memory, and a block's shared
 	// arrays are recycled for the next block, so a release to a shared
@@ -278,10 +271,6 @@ func explainMissed(v *verdict, s *simView) string {
 			continue
 		}
 		writes, plainWrites, ownStrong := 0, 0, 0
-		if !pr.a.write && !pr.a.strong && othersReadBefore(v, pr) >= 2 {
-			why = knownThirdReadDropped // the bug is what to report
-			continue
-		}
 		readers := map[int32]bool{}
 		for k := pr.a.idx + 1; k < pr.b; k++ {
 			e := &v.trace[k]
@@ -365,22 +354,3 @@ func onlyMissedRaces(s *simView, v *verdict) bool {
 	return maps.Equal(kinds, v.kinds) && maps.Equal(s.uninit, v.uninit) && maps.Equal(s.barriers, v.barriers)
 }
 
-// othersReadBefore counts the reads of threads other than pr.a's of pr's
-// cell after its last write before pr.a and before pr.a: with two, both
-// read slots may hold them.
-func othersReadBefore(v *verdict, pr racePair) int {
-	n := 0
-	for k := pr.a.idx - 1; k >= 0; k-- {
-		e := &v.trace[k]
-		if e.kind != evAccess || e.cell != int8(pr.inst%nCells) || (isShared(int(e.cell)) && int(e.g)/v.tpb != pr.a.g/v.tpb) {
-			continue
-		}
-		if e.acc != accLoad {
-			break
-		}
-		if int(e.g) != pr.a.g {
-			n++
-		}
-	}
-	return n
-}

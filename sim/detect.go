@@ -603,14 +603,14 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 				switch {
 				case c.r[0].gid < floor || c.r[0].gid == g || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
 					c.r[0].set(g, uint32(s), when, h.clock)
-				case c.r[1].gid < floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
-					c.r[1].set(g, uint32(s), when, h.clock)
-				default:
 				case c.r[0].site&writeBit != 0:
 					// A plain write that atomics came after (strongCheck
 					// keeps it in r[0]), unordered with this read.
 					t.race(m, i, kind, s, &c.r[0], true)
 					c.r[1].set(g, uint32(s), when, h.clock)
+				case c.r[1].gid < floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
+					c.r[1].set(g, uint32(s), when, h.clock)
+				default:
 					c.r[0] = c.r[1]
 					c.r[1].set(g, uint32(s), when, h.clock)
 				}
