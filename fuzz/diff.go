@@ -353,4 +353,3 @@ func onlyMissedRaces(s *simView, v *verdict) bool {
 	}
 	return maps.Equal(kinds, v.kinds) && maps.Equal(s.uninit, v.uninit) && maps.Equal(s.barriers, v.barriers)
 }
-
