@@ -88,7 +88,9 @@ const (
 // their names. (The first one found, a thread's strong read replacing its
 // own plain read in the shadow, was fixed in 7d39272 and is kept as
 // TestOwnStrongReadKeepsPlainRead; the second, a third concurrent plain
-// read dropped from the read slots, is kept as TestThirdPlainReadKept.)
+// read dropped from the read slots, is kept as TestThirdPlainReadKept; the
+// third, a shared array's release history leaking into the next block that
+// reused the array, as TestSharedReleaseStaysInItsBlock.)
 const (
 	// sim/scheduler.go runThreads: a thread unwound by a fatal finding
 	// (abortKernel) goes through threadExit like a thread that returned;
@@ -97,13 +99,6 @@ const (
 	// wait"), a BarrierDivergence that did not happen
 	// (TestKnownAbortedThreadReportedAsPassingBarrier).
 	knownAbortPassedBy = "bug: a thread unwound by a fatal finding is reported as passing a barrier by"
-	// sim/detect.go syncStrong: the release history of an element
-	// (launch.syncVars) is keyed by its memory, and a block's shared
-	// arrays are recycled for the next block, so a release to a shared
-	// cell in one block is acquired by a strong read of the "same" cell
-	// in a later block: accesses of different blocks are taken as ordered
-	// and their races go unreported (TestKnownSharedReleaseLeaksAcrossBlocks).
-	knownSharedSyncLeak = "bug: a shared array's release history leaks into the next block that reuses it"
 )
 
 // abortPassedBy returns rep without the BarrierDivergence findings that
@@ -186,12 +181,6 @@ func viewDiffs(run *simRun, s *simView, v *verdict, diffs []string) []string {
 // (placed earliest; latest, the same trace with its ambiguous no-change
 // atomics placed elsewhere, is tried when the earliest disagrees).
 func compareRun(run *simRun, v *verdict, latest func() *verdict) *comparison {
-	return compareRunLeak(run, v, latest, nil)
-}
-
-// compareRunLeak is compareRun; leak, if not nil, is the verdict of the
-// reference with knownSharedSyncLeak's behaviour, to tell that bug.
-func compareRunLeak(run *simRun, v *verdict, latest, leak func() *verdict) *comparison {
 	c := &comparison{known: map[string]int{}}
 	c.diffs = strictDiffs(run, v)
 	s := viewOf(run.report)
@@ -210,13 +199,6 @@ func compareRunLeak(run *simRun, v *verdict, latest, leak func() *verdict) *comp
 		return ""
 	}
 	excuse := ""
-	if leak != nil && v.p.Blocks > 1 {
-		if lv := leak(); len(strictDiffs(run, lv)) == 0 {
-			c.known[knownSharedSyncLeak] += len(c.diffs)
-			c.diffs = nil
-			return c
-		}
-	}
 	if rep, ok := abortPassedBy(run.report); ok && len(viewDiffs(run, viewOf(rep), v, nil)) == 0 && len(v.errs) == 0 {
 		excuse = knownAbortPassedBy
 	}

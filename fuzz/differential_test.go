@@ -50,8 +50,7 @@ func differential(t testing.TB, p *Program, scheds []sim.Options, tl *tally) {
 		}
 		random := o.Schedule() == sim.RandomOrder
 		v := analyze(p, run.trace, random, run.inflight)
-		c := compareRunLeak(run, v, func() *verdict { return alternative(run, v, random) },
-			func() *verdict { return analyzeWith(p, run.trace, random, run.inflight, false, true) })
+		c := compareRun(run, v, func() *verdict { return alternative(run, v, random) })
 		tl.runs++
 		for k, n := range c.known {
 			tl.known[k] += n
@@ -170,7 +169,7 @@ func TestDifferential(t *testing.T) {
 // that agrees with sim, or the latest placement's.
 func alternative(run *simRun, v *verdict, random bool) *verdict {
 	try := func(at map[int]int, latest bool) *verdict {
-		return analyzeAt(run.p, run.trace, random, run.inflight, latest, false, at)
+		return analyzeAt(run.p, run.trace, random, run.inflight, latest, at)
 	}
 	last := try(nil, true)
 	if len(strictDiffs(run, last)) == 0 {

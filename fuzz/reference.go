@@ -209,12 +209,9 @@ type reference struct {
 	stopped bool
 	cur     int // index of the event being processed in the placed trace
 	latest  bool
-	// leakShared models knownSharedSyncLeak: the release history of a
-	// shared cell outlives its block.
-	leakShared bool
-	at         map[int]int // placements chosen for ambiguous no-change atomics
-	steps      [][]*inst   // each thread's instructions
-	pcs        []int       // each thread's next instruction
+	at      map[int]int // placements chosen for ambiguous no-change atomics
+	steps   [][]*inst   // each thread's instructions
+	pcs     []int       // each thread's next instruction
 }
 
 // placeChoice is a no-change atomic, recorded at trace index j, whose
@@ -255,18 +252,14 @@ func analyze(p *Program, trace []event, random bool, inflight []inflight) *verdi
 // analyzePlaced is analyze, placing no-change atomics at the latest point
 // they may have acted at, instead of the earliest, if latest.
 func analyzePlaced(p *Program, trace []event, random bool, inflight []inflight, latest bool) *verdict {
-	return analyzeWith(p, trace, random, inflight, latest, false)
+	return analyzeAt(p, trace, random, inflight, latest, nil)
 }
 
-func analyzeWith(p *Program, trace []event, random bool, inflight []inflight, latest, leakShared bool) *verdict {
-	return analyzeAt(p, trace, random, inflight, latest, leakShared, nil)
-}
-
-// analyzeAt is analyzeWith, placing the no-change atomics recorded at
+// analyzeAt is analyzePlaced, placing the no-change atomics recorded at
 // trace index j at at[j] (one of their placeChoice candidates).
-func analyzeAt(p *Program, trace []event, random bool, inflight []inflight, latest, leakShared bool, at map[int]int) *verdict {
+func analyzeAt(p *Program, trace []event, random bool, inflight []inflight, latest bool, at map[int]int) *verdict {
 	r := newReference(p)
-	r.latest, r.leakShared, r.at = latest, leakShared, at
+	r.latest, r.at = latest, at
 	// A read-modify-write a thread was in when a fatal finding ended the
 	// run: under NaturalOrder it acted when it began (it changed nothing,
 	// or it would have returned); under RandomOrder it may not have acted.
@@ -621,9 +614,6 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 	}
 	// Synchronisation through the cell.
 	key := inst
-	if r.leakShared && isShared(int(e.cell)) {
-		key = int(e.cell) // knownSharedSyncLeak: one history for every block's array
-	}
 	if reads {
 		for _, rel := range r.sync[key] {
 			if rel.block && r.th[rel.from].block != t.block {

@@ -192,9 +192,14 @@ type syncVar struct {
 	block map[int]*vclock // releases by __threadfence_block, per block
 }
 
+// syncKey names a synchronisation variable. A block's shared arrays are
+// reused by the blocks that run after it, so a shared element's key also
+// names the block: a later block must not acquire what an earlier one
+// released to "the same" element.
 type syncKey struct {
-	m *mem
-	i int
+	m     *mem
+	i     int
+	block int // the block's linear index for shared memory; -1 for global
 }
 
 // barrierAcquire makes what the thread's read-modify-writes read its own,
@@ -223,7 +228,10 @@ func (h *hbState) barrierAcquire() bool {
 func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 	l := t.w.l
 	h := &t.x.hb
-	key := syncKey{m, i}
+	key := syncKey{m, i, -1}
+	if m.space == SharedSpace {
+		key.block = t.blk.linear
+	}
 	sv := l.syncVars[key]
 	if reads && sv != nil {
 		if h.pend == nil {
