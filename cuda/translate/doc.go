@@ -159,6 +159,28 @@
 // hardware, which may be fewer. panic(msg) is __trap(): the kernel stops
 // with an error, as in the simulator.
 //
+// # Vectors, Half and BFloat16, Reinterpret
+//
+// sim's vector types are CUDA's: sim.Float4 is float4 (and Char4, Uchar4,
+// Short2, Short4, Int2, Int3, Int4, Uint2, Uint4, Float2, Float3, Double2,
+// Longlong2 likewise); the fields X, Y, Z, W are x, y, z, w; a composite
+// literal (missing fields zero) and sim.MakeFloat4(x, y, z, w) are
+// make_float4(...). A *sim.Buffer[sim.Float4] is a float4 *, and its Load
+// and Store one 16-byte access. Other struct types stay refused.
+// sim.Half is __half and sim.BFloat16 __nv_bfloat16, storage types whose
+// arithmetic goes through float32; the twin includes cuda_fp16.h or
+// cuda_bf16.h (inside #ifndef GOSIM_SHIM_H). The conversions map one to one:
+//
+//	sim.Float2Half, Float2HalfRZ, RD, RU      __float2half_rn, _rz, _rd, _ru
+//	sim.Half2Float                            __half2float
+//	sim.HalfAsUshort, UshortAsHalf            __half_as_ushort, __ushort_as_half
+//	sim.Float2BFloat16, RZ, RD, RU            __float2bfloat16_rn, _rz, _rd, _ru
+//	sim.BFloat162Float                        __bfloat162float
+//	sim.BFloat16AsUshort, UshortAsBFloat16    __bfloat16_as_ushort, __ushort_as_bfloat16
+//	sim.Reinterpret[U](b)                     ((U *)b)
+//
+// Constant memory (sim.Constant) is not translated yet.
+//
 // # Cooperative groups and atomic_ref
 //
 // Group variables are cg objects; the twin includes cooperative_groups.h

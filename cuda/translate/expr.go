@@ -265,6 +265,9 @@ func (f *fn) selector(x *ast.SelectorExpr) string {
 		}
 	}
 	if s, ok := info.Selections[x]; ok {
+		if s.Kind() == types.FieldVal && f.tr.isVec(f.typeOf(x.X)) {
+			return f.expr(x.X) + "." + strings.ToLower(x.Sel.Name)
+		}
 		switch s.Kind() {
 		case types.MethodVal, types.MethodExpr:
 			f.errorf(x.Pos(), "method values are not translated; call the method")
@@ -494,6 +497,9 @@ func (f *fn) constCount(e ast.Expr) (uint64, bool) {
 func (f *fn) compositeLit(x *ast.CompositeLit) string {
 	t := f.typeOf(x)
 	arr, ok := t.Underlying().(*types.Array)
+	if !ok && f.tr.isVec(t) {
+		return f.vecLit(x, t)
+	}
 	if !ok {
 		if msg := f.tr.typeError(t); msg != "" {
 			f.errorf(x.Pos(), "%s", msg)

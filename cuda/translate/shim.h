@@ -243,4 +243,120 @@ GOSIM_SHIM_ONLY(fma)
 extern "C" __device__ float fmaf(float, float, float);
 GOSIM_SHIM_ONLY(fmaf)
 
+
+// ---- vector types (vector_types.h): CUDA's sizes and alignments, make_* ----
+struct __align__(4) char4 { signed char x, y, z, w; };
+__device__ __forceinline__ char4 make_char4(signed char x, signed char y, signed char z, signed char w) { return char4{x, y, z, w}; }
+GOSIM_SHIM_ONLY(make_char4)
+static_assert(sizeof(char4) == 4*sizeof(signed char) && alignof(char4) == 4, "char4");
+struct __align__(4) uchar4 { unsigned char x, y, z, w; };
+__device__ __forceinline__ uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w) { return uchar4{x, y, z, w}; }
+GOSIM_SHIM_ONLY(make_uchar4)
+static_assert(sizeof(uchar4) == 4*sizeof(unsigned char) && alignof(uchar4) == 4, "uchar4");
+struct __align__(4) short2 { short x, y; };
+__device__ __forceinline__ short2 make_short2(short x, short y) { return short2{x, y}; }
+GOSIM_SHIM_ONLY(make_short2)
+static_assert(sizeof(short2) == 2*sizeof(short) && alignof(short2) == 4, "short2");
+struct __align__(8) short4 { short x, y, z, w; };
+__device__ __forceinline__ short4 make_short4(short x, short y, short z, short w) { return short4{x, y, z, w}; }
+GOSIM_SHIM_ONLY(make_short4)
+static_assert(sizeof(short4) == 4*sizeof(short) && alignof(short4) == 8, "short4");
+struct __align__(8) int2 { int x, y; };
+__device__ __forceinline__ int2 make_int2(int x, int y) { return int2{x, y}; }
+GOSIM_SHIM_ONLY(make_int2)
+static_assert(sizeof(int2) == 2*sizeof(int) && alignof(int2) == 8, "int2");
+struct __align__(4) int3 { int x, y, z; };
+__device__ __forceinline__ int3 make_int3(int x, int y, int z) { return int3{x, y, z}; }
+GOSIM_SHIM_ONLY(make_int3)
+static_assert(sizeof(int3) == 3*sizeof(int) && alignof(int3) == 4, "int3");
+struct __align__(16) int4 { int x, y, z, w; };
+__device__ __forceinline__ int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+GOSIM_SHIM_ONLY(make_int4)
+static_assert(sizeof(int4) == 4*sizeof(int) && alignof(int4) == 16, "int4");
+struct __align__(8) uint2 { unsigned int x, y; };
+__device__ __forceinline__ uint2 make_uint2(unsigned int x, unsigned int y) { return uint2{x, y}; }
+GOSIM_SHIM_ONLY(make_uint2)
+static_assert(sizeof(uint2) == 2*sizeof(unsigned int) && alignof(uint2) == 8, "uint2");
+struct __align__(16) uint4 { unsigned int x, y, z, w; };
+__device__ __forceinline__ uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) { return uint4{x, y, z, w}; }
+GOSIM_SHIM_ONLY(make_uint4)
+static_assert(sizeof(uint4) == 4*sizeof(unsigned int) && alignof(uint4) == 16, "uint4");
+struct __align__(8) float2 { float x, y; };
+__device__ __forceinline__ float2 make_float2(float x, float y) { return float2{x, y}; }
+GOSIM_SHIM_ONLY(make_float2)
+static_assert(sizeof(float2) == 2*sizeof(float) && alignof(float2) == 8, "float2");
+struct __align__(4) float3 { float x, y, z; };
+__device__ __forceinline__ float3 make_float3(float x, float y, float z) { return float3{x, y, z}; }
+GOSIM_SHIM_ONLY(make_float3)
+static_assert(sizeof(float3) == 3*sizeof(float) && alignof(float3) == 4, "float3");
+struct __align__(16) float4 { float x, y, z, w; };
+__device__ __forceinline__ float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+GOSIM_SHIM_ONLY(make_float4)
+static_assert(sizeof(float4) == 4*sizeof(float) && alignof(float4) == 16, "float4");
+struct __align__(16) double2 { double x, y; };
+__device__ __forceinline__ double2 make_double2(double x, double y) { return double2{x, y}; }
+GOSIM_SHIM_ONLY(make_double2)
+static_assert(sizeof(double2) == 2*sizeof(double) && alignof(double2) == 16, "double2");
+struct __align__(16) longlong2 { long long x, y; };
+__device__ __forceinline__ longlong2 make_longlong2(long long x, long long y) { return longlong2{x, y}; }
+GOSIM_SHIM_ONLY(make_longlong2)
+static_assert(sizeof(longlong2) == 2*sizeof(long long) && alignof(longlong2) == 16, "longlong2");
+
+// ---- cuda_fp16.h and cuda_bf16.h: the storage types and the conversions
+// gpusim emits. binary16 goes through cvt; bfloat16 by cuda_bf16.hpp's bit
+// manipulation (truncate, then add one unit by the rounding mode).
+struct __align__(2) __half { unsigned short __x; };
+struct __align__(2) __nv_bfloat16 { unsigned short __x; };
+static_assert(sizeof(__half) == 2 && sizeof(__nv_bfloat16) == 2, "16-bit floats");
+#define GOSIM_F2H(name, mode)                                                    \
+	__device__ __forceinline__ __half name(float f)                              \
+	{                                                                            \
+		unsigned short r;                                                        \
+		__asm__("cvt." mode ".f16.f32 %0, %1;" : "=h"(r) : "f"(f));              \
+		return __half{r};                                                        \
+	}                                                                            \
+	GOSIM_SHIM_ONLY(name)
+GOSIM_F2H(__float2half_rn, "rn")
+GOSIM_F2H(__float2half_rz, "rz")
+GOSIM_F2H(__float2half_rd, "rm")
+GOSIM_F2H(__float2half_ru, "rp")
+__device__ __forceinline__ float __half2float(__half h)
+{
+	float f;
+	__asm__("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.__x));
+	return f;
+}
+GOSIM_SHIM_ONLY(__half2float)
+__device__ __forceinline__ unsigned short __half_as_ushort(__half h) { return h.__x; }
+GOSIM_SHIM_ONLY(__half_as_ushort)
+__device__ __forceinline__ __half __ushort_as_half(unsigned short u) { return __half{u}; }
+GOSIM_SHIM_ONLY(__ushort_as_half)
+// mode: 0 nearest even, 1 towards zero, 2 down, 3 up.
+__device__ __forceinline__ __nv_bfloat16 gosim_shim_f2bf(float f, int mode)
+{
+	unsigned int x = __builtin_bit_cast(unsigned int, f);
+	if ((x & 0x7fffffffu) > 0x7f800000u)
+		return __nv_bfloat16{0x7fff};
+	unsigned short r = (unsigned short)(x >> 16);
+	unsigned int rem = x << 16, sign = x >> 31;
+	bool up = mode == 0 ? (rem > 0x80000000u || (rem == 0x80000000u && (r & 1)))
+		: mode == 2 ? (rem != 0 && sign != 0)
+		: mode == 3 ? (rem != 0 && sign == 0) : false;
+	return __nv_bfloat16{(unsigned short)(r + (up ? 1 : 0))};
+}
+__device__ __forceinline__ __nv_bfloat16 __float2bfloat16_rn(float f) { return gosim_shim_f2bf(f, 0); }
+__device__ __forceinline__ __nv_bfloat16 __float2bfloat16_rz(float f) { return gosim_shim_f2bf(f, 1); }
+__device__ __forceinline__ __nv_bfloat16 __float2bfloat16_rd(float f) { return gosim_shim_f2bf(f, 2); }
+__device__ __forceinline__ __nv_bfloat16 __float2bfloat16_ru(float f) { return gosim_shim_f2bf(f, 3); }
+GOSIM_SHIM_ONLY(__float2bfloat16_rn)
+GOSIM_SHIM_ONLY(__float2bfloat16_rz)
+GOSIM_SHIM_ONLY(__float2bfloat16_rd)
+GOSIM_SHIM_ONLY(__float2bfloat16_ru)
+__device__ __forceinline__ float __bfloat162float(__nv_bfloat16 b) { return __builtin_bit_cast(float, (unsigned int)b.__x << 16); }
+GOSIM_SHIM_ONLY(__bfloat162float)
+__device__ __forceinline__ unsigned short __bfloat16_as_ushort(__nv_bfloat16 b) { return b.__x; }
+GOSIM_SHIM_ONLY(__bfloat16_as_ushort)
+__device__ __forceinline__ __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { return __nv_bfloat16{u}; }
+GOSIM_SHIM_ONLY(__ushort_as_bfloat16)
+
 #endif

@@ -11,7 +11,8 @@ import (
 // that has neither a CUDA translation (simCalls) nor a host-only entry
 // (simHostOnly): a sim feature a kernel can call must not lack one; so
 // does every exported method of the cooperative groups and AtomicRef, and
-// every function that takes or gives one. It also
+// every function that takes or gives one; and every function that takes
+// or gives a vector, Half or BFloat16, or takes a buffer but no device. It also
 // fails for table entries sim no longer has.
 func TestSimAPICovered(t *testing.T) {
 	testImporter(t)
@@ -43,11 +44,32 @@ func TestSimAPICovered(t *testing.T) {
 		}
 		return false
 	}
+	// The value types (vectors, Half, BFloat16): a function that takes or
+	// gives one is kernel-facing, and so is one that takes a buffer but no
+	// device (Reinterpret, Copy).
+	mentionsValue := func(sig *types.Signature) bool {
+		buffer, device := false, false
+		for _, tup := range []*types.Tuple{sig.Params(), sig.Results()} {
+			for i := range tup.Len() {
+				pt := tup.At(i).Type()
+				if n, ok := pt.(*types.Named); ok && n.Obj().Pkg() == sim && (vecC[n.Obj().Name()] != "" || halfC[n.Obj().Name()] != "") {
+					return true
+				}
+				if p, ok := pt.(*types.Pointer); ok && tup == sig.Params() {
+					if n, ok := p.Elem().(*types.Named); ok && n.Obj().Pkg() == sim {
+						buffer = buffer || n.Obj().Name() == "Buffer"
+						device = device || n.Obj().Name() == "Device"
+					}
+				}
+			}
+		}
+		return buffer && !device
+	}
 	var api []string
 	for _, name := range sim.Scope().Names() {
 		switch o := sim.Scope().Lookup(name).(type) {
 		case *types.Func:
-			if sig := o.Type().(*types.Signature); o.Exported() && (takesThread(sig) || mentionsCoop(sig)) {
+			if sig := o.Type().(*types.Signature); o.Exported() && (takesThread(sig) || mentionsCoop(sig) || mentionsValue(sig)) {
 				api = append(api, name)
 			}
 		case *types.TypeName:

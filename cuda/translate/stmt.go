@@ -461,6 +461,10 @@ func (f *fn) lvalue(e ast.Expr) string {
 			f.need("array")
 			return f.lvalue(x.X) + "[" + f.index(x.Index) + "]"
 		}
+	case *ast.SelectorExpr:
+		if s, ok := f.tr.info.Selections[x]; ok && s.Kind() == types.FieldVal && f.tr.isVec(f.typeOf(x.X)) {
+			return f.lvalue(x.X) + "." + strings.ToLower(x.Sel.Name) // a field of a local vector
+		}
 	}
 	f.errorf(e.Pos(), "this assignment target is not translated; assign to a local variable or a local array element, or Store to a buffer")
 	return "gosim_invalid"

@@ -33,6 +33,7 @@ var simHostOnly = map[string]string{
 	"Buffer.ToHost":       "copy on the host after the launch",
 	"Buffer.Memset":       "memset on the host before the launch, or Store zeros in the kernel",
 	"Buffer.MemsetBytes":  "memset on the host before the launch, or Store zeros in the kernel",
+	"Copy":                "copy on the host between launches, or Load and Store in the kernel",
 }
 
 func init() {

@@ -154,6 +154,9 @@ func (tr *translator) typeError(t types.Type) string {
 	if msg, ok := tr.coopTypeError(t); ok {
 		return msg
 	}
+	if tr.simValueC(t) != "" {
+		return ""
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		if _, ok := basicC[u.Kind()]; ok {
@@ -207,6 +210,9 @@ func (tr *translator) ctype(t types.Type) string {
 	if e, ok := tr.isBuffer(t); ok {
 		return tr.ctype(e) + " *"
 	}
+	if c := tr.simValueC(t); c != "" {
+		return c
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		if u.Info()&types.IsUntyped != 0 {
@@ -232,6 +238,9 @@ func (tr *translator) decl(t types.Type, name string) string {
 func (tr *translator) zero(t types.Type) string {
 	if _, ok := tr.isBuffer(t); ok {
 		return "nullptr"
+	}
+	if c := tr.simValueC(t); c != "" {
+		return c + "{}"
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:

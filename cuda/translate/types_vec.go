@@ -1,0 +1,108 @@
+package translate
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/types"
+	"strings"
+)
+
+// vecC maps sim's vector types to CUDA's (sim/vector.go): the fields X, Y,
+// Z, W are CUDA's x, y, z, w, and a composite literal or sim.MakeT call is
+// make_t. A buffer of them is a T *, and a Load or Store one access.
+var vecC = map[string]string{
+	"Char4": "char4", "Uchar4": "uchar4", "Short2": "short2", "Short4": "short4",
+	"Int2": "int2", "Int3": "int3", "Int4": "int4", "Uint2": "uint2", "Uint4": "uint4",
+	"Float2": "float2", "Float3": "float3", "Float4": "float4",
+	"Double2": "double2", "Longlong2": "longlong2",
+}
+
+// halfC maps sim.Half and sim.BFloat16 to cuda_fp16.h's and cuda_bf16.h's
+// storage types.
+var halfC = map[string]string{"Half": "__half", "BFloat16": "__nv_bfloat16"}
+
+// simValueC is the C type of a sim vector or 16-bit float type, or "".
+func (tr *translator) simValueC(t types.Type) string {
+	n, ok := t.(*types.Named)
+	if !ok || !tr.isSim(n.Obj()) {
+		return ""
+	}
+	if c, ok := vecC[n.Obj().Name()]; ok {
+		return c
+	}
+	return halfC[n.Obj().Name()]
+}
+
+// isVec reports whether t is a sim vector type.
+func (tr *translator) isVec(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && tr.isSim(n.Obj()) && vecC[n.Obj().Name()] != ""
+}
+
+// vecLit is a vector composite literal: make_t with every field, the
+// missing ones zero.
+func (f *fn) vecLit(x *ast.CompositeLit, t types.Type) string {
+	st := t.Underlying().(*types.Struct)
+	vals := make([]string, st.NumFields())
+	for i := range vals {
+		vals[i] = f.constant(x.Pos(), constant.MakeInt64(0), st.Field(i).Type())
+	}
+	for i, e := range x.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			name := kv.Key.(*ast.Ident).Name
+			for j := range st.NumFields() {
+				if st.Field(j).Name() == name {
+					vals[j] = strip(f.valueAs(kv.Value, st.Field(j).Type()))
+				}
+			}
+			continue
+		}
+		vals[i] = strip(f.valueAs(e, st.Field(i).Type()))
+	}
+	return "make_" + f.tr.simValueC(t) + "(" + strings.Join(vals, ", ") + ")"
+}
+
+// emitMake is sim.MakeT(x, y, ...): make_t(x, y, ...).
+func emitMake(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+	t := f.typeOf(c)
+	st := t.Underlying().(*types.Struct)
+	var vals []string
+	for i, a := range c.Args {
+		vals = append(vals, strip(f.valueAs(a, st.Field(i).Type())))
+	}
+	return "make_" + f.tr.simValueC(t) + "(" + strings.Join(vals, ", ") + ")"
+}
+
+// pureCall is a sim function of one value, without a thread: cname(v).
+func pureCall(cname string) func(f *fn, c *ast.CallExpr, recv ast.Expr, stmt bool) string {
+	return func(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+		sig := f.typeOf(c.Fun).(*types.Signature)
+		return cname + "(" + strip(f.valueAs(c.Args[0], sig.Params().At(0).Type())) + ")"
+	}
+}
+
+// emitReinterpret is sim.Reinterpret[U](b): the pointer cast (U *)b.
+func emitReinterpret(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+	return "((" + f.tr.ctype(f.typeOf(c)) + ")" + f.expr(c.Args[0]) + ")"
+}
+
+func init() {
+	for g, c := range vecC {
+		simCalls["Make"+g] = simCall{"make_" + c, classNone, emitMake}
+	}
+	for g, c := range map[string]string{
+		"Float2Half": "__float2half_rn", "Float2HalfRZ": "__float2half_rz", "Float2HalfRD": "__float2half_rd", "Float2HalfRU": "__float2half_ru",
+		"Half2Float": "__half2float", "HalfAsUshort": "__half_as_ushort", "UshortAsHalf": "__ushort_as_half",
+		"Float2BFloat16": "__float2bfloat16_rn", "Float2BFloat16RZ": "__float2bfloat16_rz", "Float2BFloat16RD": "__float2bfloat16_rd", "Float2BFloat16RU": "__float2bfloat16_ru",
+		"BFloat162Float": "__bfloat162float", "BFloat16AsUshort": "__bfloat16_as_ushort", "UshortAsBFloat16": "__ushort_as_bfloat16",
+	} {
+		simCalls[g] = simCall{c, classNone, pureCall(c)}
+	}
+	simCalls["Reinterpret"] = simCall{"(U *)b", classNone, emitReinterpret}
+	prelude = append([]struct{ name, deps, text string }{
+		{"fp16", "", "#ifndef GOSIM_SHIM_H\n#include <cuda_fp16.h>\n#endif\n"},
+		{"bf16", "", "#ifndef GOSIM_SHIM_H\n#include <cuda_bf16.h>\n#endif\n"},
+	}, prelude...)
+	devicePrelude["fp16"] = true // headers of the toolkit, not host C++
+	devicePrelude["bf16"] = true
+}
