@@ -49,16 +49,14 @@ func TestOwnStrongReadKeepsPlainRead(t *testing.T) {
 	}
 }
 
-// TestKnownAbortedThreadReportedAsPassingBarrier (open): <<<1, 2>>>, a
-// loop of __syncthreads; store; shfl_xor with mask 0x31. Lane 1 is not in
-// the mask: a fatal warp divergence, which unwinds lane 1 while lane 0
-// waits at the barrier of the next iteration. sim counts the unwinding as
-// lane 1 exiting, releases the barrier, and reports lane 1 as having run
-// on past it ("did not arrive at the barrier ... exited while others
-// wait"): a BarrierDivergence no schedule produces (the oracle's
-// enumeration has none). The test passes while sim has the bug and fails
-// when it is fixed, so that knownAbortPassedBy goes.
-func TestKnownAbortedThreadReportedAsPassingBarrier(t *testing.T) {
+// TestAbortedThreadNotReportedAsPassingBarrier: <<<1, 2>>>, a loop of
+// __syncthreads; store; shfl_xor with mask 0x31. Lane 1 is not in the
+// mask: a fatal warp divergence, which unwinds lane 1 while lane 0 waits at
+// the barrier of the next iteration. sim used to count the unwinding as
+// lane 1 exiting, release the barrier and report lane 1 as having run on
+// past it, a BarrierDivergence no schedule produces (the oracle's
+// enumeration has none); an aborting launch now judges no exits.
+func TestAbortedThreadNotReportedAsPassingBarrier(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzOracle", "abort-reported-as-passing-barrier"))
 	if err != nil {
 		t.Fatal(err)
@@ -73,12 +71,15 @@ func TestKnownAbortedThreadReportedAsPassingBarrier(t *testing.T) {
 		t.Fatalf("the oracle finds barrier divergence possible now (complete %v):\n%s", o.complete, p)
 	}
 	run := runOnSim(p, sim.Options{})
-	if _, bug := abortPassedBy(run.report); !bug {
-		t.Fatalf("sim no longer reports the unwound thread as passing the barrier by: remove knownAbortPassedBy from diff.go and turn this test into one that asserts the fix\n%v", run.report)
+	if run.report.Has(sim.BarrierDivergence) {
+		t.Fatalf("sim reports the thread a fatal finding unwound as passing the barrier by:\n%v", run.report)
+	}
+	if !run.report.Has(sim.WarpDivergence) {
+		t.Fatalf("sim no longer reports the warp divergence itself:\n%v", run.report)
 	}
 	v := analyze(p, run.trace, false, run.inflight)
-	if c := compareRun(run, v, nil); len(c.diffs) > 0 || c.known[knownAbortPassedBy] == 0 {
-		t.Fatalf("the differential test does not count it as %q: %v %v", knownAbortPassedBy, c.known, c.diffs)
+	if c := compareRun(run, v, nil); len(c.diffs) > 0 {
+		t.Fatalf("sim and the reference disagree: %v", c.diffs)
 	}
 }
 

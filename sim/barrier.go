@@ -147,7 +147,12 @@ func (w *worker) releaseBarrier(b *block) {
 	n := bar.waiting
 	first := len(w.runq)
 	if w.l.detect {
-		w.checkExitedPast(b)
+		// A thread unwound by a fatal finding (the launch is aborting)
+		// exits without having passed anything by: only threads that
+		// returned are judged.
+		if !w.l.aborted.Load() {
+			w.checkExitedPast(b)
+		}
 		if b.acquired {
 			shareAcquired(b)
 		}
