@@ -195,9 +195,12 @@
 // collectives, spin checks, and each thread's periodic check in Load and
 // Store, every 4096 accesses at most). When a worker's beat stands still
 // for the watchdog's timeout (DefaultWatchdog, 2 s; Options.WithWatchdog
-// sets it, 0 turns it off),
-// the launch returns a Hang finding naming the running thread and the
-// kernel line it runs, sampled from a goroutine profile.
+// sets it, 0 turns it off), in wall time and, where the system reports it
+// (getrusage on Unix), in the process's CPU time too, the launch returns a
+// Hang finding naming the running thread and the kernel line it runs,
+// sampled from a goroutine profile. A looping thread burns a core, so the
+// CPU clock keeps pace with the wall clock; a process that a loaded
+// machine, or the race detector, starves of CPU is not taken for a hang.
 //
 // The launch is then abandoned. Its goroutines are left behind: the stray
 // thread's goroutine runs on, burning a core, until it next calls into sim,

@@ -384,3 +384,24 @@ func TestTimeLimitAbandonsThreadWithoutSchedulingPoint(t *testing.T) {
 		t.Errorf("took %v", el)
 	}
 }
+
+// TestProcessCPUCountsBusyWork: the watchdog's second clock advances when
+// the process computes (it would otherwise never declare a hang where the
+// system reports CPU time).
+func TestProcessCPUCountsBusyWork(t *testing.T) {
+	start, ok := sim.ProcessCPUForTest()
+	if !ok {
+		t.Skip("no CPU clock on this system: the watchdog uses the wall clock alone")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	x := 0
+	for time.Now().Before(deadline) {
+		for i := 0; i < 1e6; i++ {
+			x += i
+		}
+		if now, _ := sim.ProcessCPUForTest(); now-start >= 20*time.Millisecond {
+			return
+		}
+	}
+	t.Fatalf("20 s of busy work added less than 20 ms of process CPU time (x=%d)", x)
+}

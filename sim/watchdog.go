@@ -72,6 +72,7 @@ func (l *launch) supervise(ctx context.Context) {
 			}
 			for i := range beats {
 				beats[i].since = time.Now()
+				beats[i].cpu, _ = processCPU()
 			}
 		case <-limit:
 			limit = nil
@@ -83,6 +84,7 @@ func (l *launch) supervise(ctx context.Context) {
 			}
 			for i := range beats {
 				beats[i].since = time.Now()
+				beats[i].cpu, _ = processCPU()
 			}
 			if tick == nil {
 				tk := time.NewTicker(cancelGrace / 8)
@@ -98,19 +100,25 @@ func (l *launch) supervise(ctx context.Context) {
 			l.mu.Unlock()
 			if len(beats) != len(ws) {
 				beats = make([]beatMark, len(ws))
+				cpu, _ := processCPU()
 				for i := range beats {
-					beats[i].since = now
+					beats[i].since, beats[i].cpu = now, cpu
 				}
 			}
 			for i, w := range ws {
 				if w.finished.Load() {
 					continue
 				}
+				cpu, haveCPU := processCPU()
 				if b := progressMark(w); b != beats[i].beat {
-					beats[i] = beatMark{b, now}
+					beats[i] = beatMark{b, now, cpu}
 					continue
 				}
-				if now.Sub(beats[i].since) >= wd {
+				// Stalled for wd of wall time, and for wd of the process's
+				// CPU time too where the system reports it: a looping
+				// thread burns a core, while a process the machine starves
+				// of CPU only waits.
+				if now.Sub(beats[i].since) >= wd && (!haveCPU || cpu-beats[i].cpu >= wd) {
 					l.abandon(w, now.Sub(beats[i].since))
 					return
 				}
@@ -122,6 +130,7 @@ func (l *launch) supervise(ctx context.Context) {
 type beatMark struct {
 	beat  uint64
 	since time.Time
+	cpu   time.Duration // the process's CPU time at since (processCPU)
 }
 
 // halt stops the launch at its threads' next scheduling points (thread
