@@ -233,7 +233,7 @@ func (f *fn) call(c *ast.CallExpr, stmt bool) string {
 				f.errorf(c.Pos(), "calls of function-valued fields are not translated; call a package-level function")
 				return "0"
 			}
-			if f.tr.isThread(recv) || f.isBufferType(recv) || f.tr.isCoop(recv) {
+			if _, isConst := f.tr.isConstant(recv); isConst || f.tr.isThread(recv) || f.isBufferType(recv) || f.tr.isCoop(recv) {
 				return f.simCall(c, g, sel.X, stmt)
 			}
 			f.errorf(c.Pos(), "methods are not translated; write %s as a package-level function that takes the %s as a parameter", g.Name(), types.TypeString(recv, f.tr.qualifier))

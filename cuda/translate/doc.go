@@ -146,6 +146,7 @@
 //	sim.MatchAnySync, MatchAllSync               __match_any_sync, __match_all_sync
 //	sim.ReduceAddSync ... ReduceXorSync          __reduce_add_sync, ... (sm_80)
 //	sim.Fmaf                                     fmaf
+//	c.Load(t, i), c.Len() (c a sim.Constant)     name[i], n  (see Constant memory)
 //
 // A static shared array is named after the variable it is assigned to and
 // must be declared at the top level of a function body: in the simulator
@@ -179,7 +180,40 @@
 //	sim.BFloat16AsUshort, UshortAsBFloat16    __bfloat16_as_ushort, __ushort_as_bfloat16
 //	sim.Reinterpret[U](b)                     ((U *)b)
 //
-// Constant memory (sim.Constant) is not translated yet.
+// sim.Ldg on these types is __ldg, whose overloads CUDA declares for every
+// vector type but the 12-byte ones: sim.Ldg of a Float3 or Int3 is the
+// prelude's gosim_ldg, a read-only load of each field.
+//
+// # Constant memory
+//
+// A package-level variable made by sim.NewConstant with a constant name
+// and length is a __constant__ array at file scope, declared once in each
+// translation unit whose kernel (or a helper it calls) reads it:
+//
+//	var filter = sim.NewConstant[float32]("filter", 2*R+1)
+//
+//	__constant__ float filter[9];     // before the helpers and the entry point
+//	filter.Load(t, i)                 filter[i]
+//	filter.Len()                      9LL
+//
+// The name given to NewConstant is the CUDA symbol (the variable's Go
+// name may differ), by which the host writes the array: Constant's
+// CopyFromHost on the simulator, cudaMemcpyToSymbol in CUDA, and
+// kernels.CopyToSymbol on either backend. Each twin records the constants
+// it declares (twin.Twin.Constants), so that the CUDA backend writes a
+// symbol into every module that declares it. The element type is any
+// Storable one: numbers, vectors, Half and BFloat16. Constant memory
+// cannot change during a launch, so a Load is ordered with nothing (see
+// Statements). Store is refused: nvcc refuses a kernel's write to a
+// __constant__ array, and the simulator reports it as ConstantWrite.
+// Refused too: a constant's declaration other than var x =
+// sim.NewConstant[T]("name", n) with constants (an alias of another
+// constant variable, a computed name or length), a name that is not a C
+// identifier or is one C, CUDA or the generated code already uses, two
+// constants of one name in a package, no elements, a constant variable
+// assigned after its declaration, a constant held in a local, parameter or
+// result (it is a file-scope symbol in CUDA, not a value), and a constant
+// of another package.
 //
 // # Cooperative groups and atomic_ref
 //
@@ -294,9 +328,9 @@
 // instead; a kernel with any refusal (in its body or a helper it calls)
 // gets no translation:
 //
-//   - package-level variables, read or written (host state not copied to
-//     the GPU; a write is a race the simulator cannot see): use a const, or
-//     pass a buffer;
+//   - package-level variables other than sim.Constant ones, read or
+//     written (host state not copied to the GPU; a write is a race the
+//     simulator cannot see): use a const, a sim.Constant, or pass a buffer;
 //   - writes to kernel parameters and to the declarations before the body;
 //   - closures and function values, method values, methods;
 //   - maps, slices, strings, interfaces, structs, complex numbers, uintptr,

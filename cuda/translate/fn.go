@@ -44,6 +44,7 @@ type fn struct {
 	calls      []*helper
 	callSeen   map[*helper]bool
 	sites      []sharedSite
+	consts     map[*constDecl]bool // the constants it reads
 	declShared bool
 	failed     bool
 	lastLine   int
@@ -77,8 +78,10 @@ func (tr *translator) newFn(fd *ast.FuncDecl, targs []types.Type) *fn {
 		glabels:  map[*types.Label]string{},
 		needs:    map[string]bool{},
 		callSeen: map[*helper]bool{},
+		consts:   map[*constDecl]bool{},
 		file:     shortFile(tr.fset.Position(fd.Pos()).Filename),
 	}
+	f.reserveConsts(fd)
 	if obj, ok := tr.info.Defs[fd.Name].(*types.Func); ok && len(targs) > 0 {
 		tps := obj.Type().(*types.Signature).TypeParams()
 		f.subst = map[*types.TypeParam]types.Type{}

@@ -50,6 +50,14 @@ func WriteGo(pkgName string, ks []*Kernel) ([]byte, error) {
 		b.WriteString("\t\t},\n")
 		fmt.Fprintf(&b, "\t\tSource: %s,\n", goString(k.Twin.Source))
 		fmt.Fprintf(&b, "\t\tPos: %q,\n", k.Twin.Pos)
+		if len(k.Twin.Constants) > 0 {
+			b.WriteString("\t\tConstants: []twin.Constant{\n")
+			for _, c := range k.Twin.Constants {
+				_, v, _ := strings.Cut(c.GoName, ".")
+				fmt.Fprintf(&b, "\t\t\t{Name: %q, GoName: %q, Elem: %q, CType: %q, Len: %d, Var: %s},\n", c.Name, c.GoName, c.Elem, c.CType, c.Len, v)
+			}
+			b.WriteString("\t\t},\n")
+		}
 		b.WriteString("\t})\n")
 	}
 	b.WriteString("}\n")

@@ -36,6 +36,8 @@ func TestWriteGo(t *testing.T) {
 		`Entry:  "ReduceSum_int32"`,
 		`{Name: "n", GoType: "int", CType: "int", Elem: ""}`,
 		`{Name: "a", GoType: "*sim.Buffer[float32]", CType: "float *", Elem: "float32"}`,
+		`{Name: "taps", GoName: "ok.taps", Elem: "float32", CType: "float", Len: 5, Var: taps}`,
+		`{Name: "halfScales", GoName: "ok.scales", Elem: "sim.Half", CType: "__half", Len: 2, Var: scales}`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("generated Go lacks %q", want)

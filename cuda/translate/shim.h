@@ -302,6 +302,45 @@ __device__ __forceinline__ longlong2 make_longlong2(long long x, long long y) { 
 GOSIM_SHIM_ONLY(make_longlong2)
 static_assert(sizeof(longlong2) == 2*sizeof(long long) && alignof(longlong2) == 16, "longlong2");
 
+// __ldg of the vector types sim.Ldg takes, as sm_32_intrinsics.h declares
+// them (CUDA has none for int3 and float3; the prelude's gosim_ldg loads
+// their fields): one vector load through the non-coherent cache, written
+// as clang's own __clang_cuda_intrinsics.h writes it.
+#define GOSIM_LDG_VEC2(T, E, b)                                                 \
+	__device__ __forceinline__ T __ldg(const T *p)                              \
+	{                                                                           \
+		typedef E v2 __attribute__((ext_vector_type(2)));                       \
+		v2 r = __nvvm_ldg_##b(reinterpret_cast<const v2 *>(p));                 \
+		T t;                                                                    \
+		t.x = r[0];                                                             \
+		t.y = r[1];                                                             \
+		return t;                                                               \
+	}
+#define GOSIM_LDG_VEC4(T, E, b)                                                 \
+	__device__ __forceinline__ T __ldg(const T *p)                              \
+	{                                                                           \
+		typedef E v4 __attribute__((ext_vector_type(4)));                       \
+		v4 r = __nvvm_ldg_##b(reinterpret_cast<const v4 *>(p));                 \
+		T t;                                                                    \
+		t.x = r[0];                                                             \
+		t.y = r[1];                                                             \
+		t.z = r[2];                                                             \
+		t.w = r[3];                                                             \
+		return t;                                                               \
+	}
+GOSIM_LDG_VEC4(char4, char, c4)
+GOSIM_LDG_VEC4(uchar4, unsigned char, uc4)
+GOSIM_LDG_VEC2(short2, short, s2)
+GOSIM_LDG_VEC4(short4, short, s4)
+GOSIM_LDG_VEC2(int2, int, i2)
+GOSIM_LDG_VEC4(int4, int, i4)
+GOSIM_LDG_VEC2(uint2, unsigned int, ui2)
+GOSIM_LDG_VEC4(uint4, unsigned int, ui4)
+GOSIM_LDG_VEC2(float2, float, f2)
+GOSIM_LDG_VEC4(float4, float, f4)
+GOSIM_LDG_VEC2(double2, double, d2)
+GOSIM_LDG_VEC2(longlong2, long long, ll2)
+
 // ---- cuda_fp16.h and cuda_bf16.h: the storage types and the conversions
 // gpusim emits. binary16 goes through cvt; bfloat16 by cuda_bf16.hpp's bit
 // manipulation (truncate, then add one unit by the rounding mode).
@@ -358,5 +397,8 @@ __device__ __forceinline__ unsigned short __bfloat16_as_ushort(__nv_bfloat16 b) 
 GOSIM_SHIM_ONLY(__bfloat16_as_ushort)
 __device__ __forceinline__ __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { return __nv_bfloat16{u}; }
 GOSIM_SHIM_ONLY(__ushort_as_bfloat16)
+// cuda_fp16.hpp's and cuda_bf16.hpp's __ldg: a 16-bit read-only load.
+__device__ __forceinline__ __half __ldg(const __half *p) { return __half{__nvvm_ldg_us(&p->__x)}; }
+__device__ __forceinline__ __nv_bfloat16 __ldg(const __nv_bfloat16 *p) { return __nv_bfloat16{__nvvm_ldg_us(&p->__x)}; }
 
 #endif

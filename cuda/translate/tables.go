@@ -34,6 +34,10 @@ var simHostOnly = map[string]string{
 	"Buffer.Memset":       "memset on the host before the launch, or Store zeros in the kernel",
 	"Buffer.MemsetBytes":  "memset on the host before the launch, or Store zeros in the kernel",
 	"Copy":                "copy on the host between launches, or Load and Store in the kernel",
+
+	"Constant.Name":           "names are for the host (the CUDA symbol); kernels cannot use strings",
+	"Constant.CopyFromHost":   "the host writes a constant before the launch (cudaMemcpyToSymbol; kernels.CopyToSymbol on any backend)",
+	"Constant.CopyFromHostAt": "the host writes a constant before the launch (cudaMemcpyToSymbol; kernels.CopyToSymbol on any backend)",
 }
 
 func init() {
@@ -61,6 +65,12 @@ func init() {
 
 		"Buffer.Load":  {"b[i]", classLoad, emitLoad},
 		"Buffer.Store": {"b[i] = v", classEffect, emitStore},
+
+		// Constant memory cannot change during a launch: its loads are
+		// ordered with nothing.
+		"Constant.Load":  {"name[i]", classNone, emitConstLoad},
+		"Constant.Len":   {"n", classNone, emitConstLen},
+		"Constant.Store": {"refused", classEffect, emitConstStore},
 
 		"Shared":        {"__shared__ T name[n]", classNone, emitSharedMisplaced},
 		"Shared2D":      {"__shared__ T name[rows][cols]", classNone, emitSharedMisplaced},
@@ -120,8 +130,15 @@ func emitView(f *fn, c *ast.CallExpr, recv ast.Expr, _ bool) string {
 	return "(" + f.expr(recv) + " + " + f.index(c.Args[0]) + ")"
 }
 
-// emitLdg is sim.Ldg(t, b, i): a read-only load, __ldg(&b[i]).
+// emitLdg is sim.Ldg(t, b, i): a read-only load, __ldg(&b[i]). CUDA has
+// __ldg for every element type sim.Ldg takes but the 12-byte vectors,
+// float3 and int3, which the prelude's gosim_ldg loads one field at a time.
 func emitLdg(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
+	e, _ := f.tr.isBuffer(f.typeOf(c.Args[1]))
+	if n, ok := e.(*types.Named); ok && f.tr.isVec(e) && (n.Obj().Name() == "Float3" || n.Obj().Name() == "Int3") {
+		f.need("ldg3")
+		return "gosim_ldg(&" + f.expr(c.Args[1]) + "[" + f.index(c.Args[2]) + "])"
+	}
 	return "__ldg(&" + f.expr(c.Args[1]) + "[" + f.index(c.Args[2]) + "])"
 }
 

@@ -57,6 +57,7 @@ type translator struct {
 	effects   map[*types.Func]bool
 	sharedFn  map[*types.Func]bool // declares a static shared array, maybe through a callee
 	helpers   map[string]*helper
+	consts    map[*types.Var]*constDecl // the package's sim.Constant variables
 
 	diags    []Diagnostic
 	diagSeen map[string]bool
@@ -74,8 +75,9 @@ type helper struct {
 	res    string // result struct, for more than one result
 	needs  map[string]bool
 	calls  []*helper
-	sites  []sharedSite // calls of helpers that declare shared arrays
-	shared bool         // declares a static shared array itself
+	sites  []sharedSite        // calls of helpers that declare shared arrays
+	consts map[*constDecl]bool // the constants it reads
+	shared bool                // declares a static shared array itself
 	failed bool
 	state  int // 0 new, 1 translating, 2 done
 }
@@ -116,6 +118,7 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 		}
 	}
 	tr.reserveCalled(kernels)
+	tr.collectConstants(files)
 	tr.collectInstances()
 	tr.computeEffects()
 	res := &Result{}
@@ -386,6 +389,10 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 	}
 	failed := f.failed
 	needs := f.needs
+	consts := map[*constDecl]bool{}
+	for cd := range f.consts {
+		consts[cd] = true
+	}
 	sharedCalls := map[*helper][]token.Pos{}
 	for _, s := range f.sites {
 		sharedCalls[s.callee] = append(sharedCalls[s.callee], s.pos)
@@ -394,6 +401,9 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 		failed = failed || h.failed
 		for n := range h.needs {
 			needs[n] = true
+		}
+		for cd := range h.consts {
+			consts[cd] = true
 		}
 		for _, s := range h.sites {
 			sharedCalls[s.callee] = append(sharedCalls[s.callee], s.pos)
@@ -410,7 +420,8 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 	}
 
 	// The 16-bit float types need their headers wherever they are spelled.
-	all := f.out.String() + strings.Join(cparams, ",")
+	constText, constRecs := tr.constDecls(consts)
+	all := f.out.String() + strings.Join(cparams, ",") + constText
 	for _, h := range order {
 		all += h.res + h.proto + h.text
 	}
@@ -436,6 +447,9 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 			src.WriteString(";\n")
 		}
 		src.WriteString("\n")
+	}
+	src.WriteString(constText)
+	if len(order) > 0 {
 		for _, h := range order {
 			src.WriteString(h.text)
 			src.WriteString("\n")
@@ -451,11 +465,12 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 		Func:     obj,
 		TypeArgs: targs,
 		Twin: twin.Twin{
-			Entry:  entry,
-			GoName: tr.pkg.Name() + "." + fd.Name.Name + typeArgString(targs, tr.qualifier),
-			Params: params,
-			Source: src.String(),
-			Pos:    fmt.Sprintf("%s:%d", shortFile(pos.Filename), pos.Line),
+			Entry:     entry,
+			GoName:    tr.pkg.Name() + "." + fd.Name.Name + typeArgString(targs, tr.qualifier),
+			Params:    params,
+			Source:    src.String(),
+			Pos:       fmt.Sprintf("%s:%d", shortFile(pos.Filename), pos.Line),
+			Constants: constRecs,
 		},
 	}
 }
@@ -616,6 +631,7 @@ func (tr *translator) translateHelper(h *helper) {
 	h.needs = f.needs
 	h.calls = f.calls
 	h.sites = f.sites
+	h.consts = f.consts
 	h.failed = f.failed
 	h.shared = f.declShared
 }

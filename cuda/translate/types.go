@@ -157,6 +157,9 @@ func (tr *translator) typeError(t types.Type) string {
 	if tr.simValueC(t) != "" {
 		return ""
 	}
+	if _, ok := tr.isConstant(t); ok {
+		return "a *sim.Constant names a file-scope __constant__ array in CUDA, not a value; call its methods on the package-level variable itself, not on a copy, parameter or result"
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		if _, ok := basicC[u.Kind()]; ok {

@@ -103,6 +103,11 @@ func init() {
 		{"fp16", "", "#ifndef GOSIM_SHIM_H\n#include <cuda_fp16.h>\n#endif\n"},
 		{"bf16", "", "#ifndef GOSIM_SHIM_H\n#include <cuda_bf16.h>\n#endif\n"},
 	}, prelude...)
+	prelude = append(prelude, struct{ name, deps, text string }{"ldg3", "", `// CUDA has no __ldg for the 12-byte vectors: a read-only load of each field.
+__device__ __forceinline__ float3 gosim_ldg(const float3 *p) { return make_float3(__ldg(&p->x), __ldg(&p->y), __ldg(&p->z)); }
+__device__ __forceinline__ int3 gosim_ldg(const int3 *p) { return make_int3(__ldg(&p->x), __ldg(&p->y), __ldg(&p->z)); }
+`})
+	devicePrelude["ldg3"] = true
 	devicePrelude["fp16"] = true // headers of the toolkit, not host C++
 	devicePrelude["bf16"] = true
 }

@@ -58,6 +58,36 @@ type Twin struct {
 	Source string
 	// Pos is the Go declaration's position, file:line.
 	Pos string
+	// Constants are the __constant__ arrays Source declares at file scope
+	// (the package-level sim.Constant variables the kernel reads), sorted
+	// by name. The host writes them before a launch; a backend writes each
+	// into every loaded module whose twin lists it.
+	Constants []Constant
+}
+
+// Constant is a __constant__ array a twin declares: `__constant__ CType
+// Name[Len];`.
+type Constant struct {
+	Name   string // the CUDA symbol: the name given to sim.NewConstant
+	GoName string // the package-level variable, e.g. "kernels.convFilter"
+	Elem   string // the element type in Go ("float32")
+	CType  string // the element type in C ("float")
+	Len    int    // elements
+	// Var is the *sim.Constant[T] itself, which the generated registration
+	// sets: the identity by which a backend finds the twins that declare
+	// the constant a host write is for (nil where a twin was translated
+	// but not registered from generated code).
+	Var any
+}
+
+// Uses reports whether t declares the constant c (a *sim.Constant[T]).
+func (t *Twin) Uses(c any) bool {
+	for _, k := range t.Constants {
+		if k.Var != nil && k.Var == c {
+			return true
+		}
+	}
+	return false
 }
 
 var (
