@@ -41,6 +41,12 @@ type Device struct {
 	builds  map[string]Build
 	mems    map[*devMem]bool
 
+	// Constant memory, touched on the driver thread only: the constants
+	// each loaded module declares (its twin's), and the host's image of
+	// every constant written so far, which a module loaded later gets.
+	modConsts map[string][]modConst
+	consts    map[any]*hostConst
+
 	// Launch timing (TimeLaunches), touched on the driver thread only: the
 	// two events are created on first use and reused for every launch.
 	timing         bool
@@ -65,7 +71,7 @@ func Open(cfg Config) (*Device, error) {
 		work: make(chan func()), done: make(chan struct{}), cfg: cfg,
 		modules: map[string]cu.Module{},
 		funcs:   map[string]map[string]cu.Function{}, builds: map[string]Build{},
-		mems: map[*devMem]bool{},
+		mems: map[*devMem]bool{}, modConsts: map[string][]modConst{}, consts: map[any]*hostConst{},
 	}
 	go d.loop()
 	err := d.do(func() error {
@@ -162,6 +168,7 @@ func (d *Device) Close() error {
 			}
 		}
 		d.modules = nil
+		d.modConsts, d.consts = nil, nil
 		if d.haveEvents {
 			for _, ev := range []*cu.Event{&d.evStart, &d.evEnd} {
 				if err := cu.DestroyEvent(ev); err != nil {
@@ -213,14 +220,14 @@ func (d *Device) function(kernel any) (*twin.Twin, cu.Function, string, error) {
 		return nil, cu.Function{}, "", fmt.Errorf("cuda: %w", err)
 	}
 	key, src, entry := d.source(tw)
-	fn, err := d.entry(key, src, entry)
+	fn, err := d.entry(key, src, entry, tw)
 	return tw, fn, entry, err
 }
 
-// entry loads the module key (compiled from src) and returns its entry
-// point.
-func (d *Device) entry(key string, src []byte, entry string) (cu.Function, error) {
-	if err := d.load(key, src); err != nil {
+// entry loads the module key (compiled from src, the CUDA of tw or a
+// replacement of it) and returns its entry point.
+func (d *Device) entry(key string, src []byte, entry string, tw *twin.Twin) (cu.Function, error) {
+	if err := d.load(key, src, tw); err != nil {
 		return cu.Function{}, err
 	}
 	fn, ok := d.funcs[key][entry]
@@ -230,7 +237,9 @@ func (d *Device) entry(key string, src []byte, entry string) (cu.Function, error
 	return fn, nil
 }
 
-func (d *Device) load(key string, src []byte) error {
+// load compiles and loads the module key once, and writes into it the
+// constants tw declares that the host has written.
+func (d *Device) load(key string, src []byte, tw *twin.Twin) error {
 	if _, ok := d.modules[key]; ok {
 		return nil
 	}
@@ -255,9 +264,15 @@ func (d *Device) load(key string, src []byte) error {
 			}
 			fns[e] = fn
 		}
+		mcs, err := d.bindConstants(key, mod, tw, key != tw.Entry)
+		if err != nil {
+			mod.Unload()
+			return err
+		}
 		d.modules[key] = mod
 		d.funcs[key] = fns
 		d.builds[key] = b
+		d.modConsts[key] = mcs
 		return nil
 	})
 }
@@ -593,4 +608,7 @@ func norm(d sim.Dim3) sim.Dim3 {
 	return d
 }
 
-var _ kernels.Backend = (*Device)(nil)
+var (
+	_ kernels.Backend        = (*Device)(nil)
+	_ kernels.ConstantWriter = (*Device)(nil)
+)

@@ -33,10 +33,11 @@ func (*Device) Launch(any, sim.Dim3, sim.Dim3, int, ...any) error {
 func (*Device) LaunchCooperative(any, sim.Dim3, sim.Dim3, int, ...any) error {
 	return ErrUnavailable
 }
-func (*Device) Free(kernels.Mem)         {}
-func (*Device) Info() Info               { return Info{} }
-func (*Device) Builds() map[string]Build { return nil }
-func (*Device) Close() error             { return nil }
+func (*Device) CopyToSymbol(any, any) error { return ErrUnavailable }
+func (*Device) Free(kernels.Mem)            {}
+func (*Device) Info() Info                  { return Info{} }
+func (*Device) Builds() map[string]Build    { return nil }
+func (*Device) Close() error                { return nil }
 
 // TimeLaunches and LaunchTimes time launches on the device.
 func (*Device) TimeLaunches(bool) error   { return ErrUnavailable }
@@ -48,3 +49,5 @@ func (*Device) FuncAttributes(any) (FuncAttrs, error) { return FuncAttrs{}, ErrU
 func (*Device) Occupancy(any, int, int) (FuncOccupancy, error) {
 	return FuncOccupancy{}, ErrUnavailable
 }
+
+var _ kernels.ConstantWriter = (*Device)(nil)

@@ -80,16 +80,6 @@ type Constant struct {
 	Var any
 }
 
-// Uses reports whether t declares the constant c (a *sim.Constant[T]).
-func (t *Twin) Uses(c any) bool {
-	for _, k := range t.Constants {
-		if k.Var != nil && k.Var == c {
-			return true
-		}
-	}
-	return false
-}
-
 var (
 	mu      sync.RWMutex
 	byPC    = map[uintptr]*Twin{}
