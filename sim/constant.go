@@ -79,8 +79,9 @@ func (c *Constant[T]) on(d *Device) (*Buffer[T], error) {
 		constUsed.bytes[d] = used
 		constUsed.Unlock()
 		b = &Buffer[T]{data: makeStorage[T](c.n)}
-		b.mem = mem{name: c.name, space: ConstantSpace, elemSize: int(size), n: c.n, dev: d,
-			init: make([]uint64, (c.n+63)/64), initAll: true, shadow: make([]cell, c.n)}
+		b.mem = mem{name: c.name, space: ConstantSpace, elemSize: int(size), n: c.n, dev: d, initAll: true}
+		b.initRoot(false)
+		b.shadow = make([]cell, b.units())
 		if c.per == nil {
 			c.per = map[*Device]*Buffer[T]{}
 		}
@@ -163,14 +164,6 @@ func Ldg[T Storable](t *Thread, b *Buffer[T], i int) T {
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
 		if b.vroot != nil {
 			b.viewCheck(t, i, false)
-			if !b.vsame {
-				lo, hi := b.rootRange(i)
-				for j := lo; j <= hi; j++ {
-					t.slowAccess(b.vroot, j, accRead, false)
-					t.ldgCheck(b.vroot, j)
-				}
-				return b.data[i]
-			}
 		}
 		t.slowAccess(&b.mem, i, accRead, false)
 		t.ldgCheck(&b.mem, i)
@@ -178,24 +171,41 @@ func Ldg[T Storable](t *Thread, b *Buffer[T], i int) T {
 	return b.data[i]
 }
 
-// ldgCheck reports a read-only load of element i of m if this launch wrote it.
+// ldgCheck reports a read-only load of element i of m if this launch wrote
+// any of its bytes.
 func (t *Thread) ldgCheck(m *mem, i int) {
 	l := t.w.l
-	if !l.detect || m.shadow == nil {
+	r, b0, size := m.span(i)
+	if !l.detect || r.shadow == nil {
 		return
 	}
 	floor := l.gidBase
 	if m.space == SharedSpace {
 		floor = t.blk.gidBase
 	}
-	if w := &m.shadow[i].w; w.gid >= floor {
-		t.readOnlyWritten(m, i, w)
+	u := r.unit
+	for b := b0; b < b0+size; {
+		k := b / u
+		lo, hi := b-k*u, min(b0+size-k*u, u)
+		c := &r.shadow[k]
+		if c.w.gid == tagGid {
+			for y := lo; y < hi; y++ {
+				if w := r.splits[c.w.ctx].bytes[y].w; w.gid >= floor {
+					t.readOnlyWritten(m, i, w)
+					return
+				}
+			}
+		} else if c.w.gid >= floor {
+			t.readOnlyWritten(m, i, c.w)
+			return
+		}
+		b = (k + 1) * u
 	}
 }
 
 //go:noinline
-func (t *Thread) readOnlyWritten(m *mem, i int, w *access) {
+func (t *Thread) readOnlyWritten(m *mem, i int, w rec) {
 	t.w.l.addFinding(Finding{Kind: ReadOnlyWritten, Space: m.space, Memory: m.name, Index: i,
-		Detail:  fmt.Sprintf("__ldg of %q[%d], which this launch wrote (at %v): the read-only cache may return the old value", m.name, i, site(w.site&siteMask)),
+		Detail:  fmt.Sprintf("__ldg of %q[%d], which this launch wrote (at %v): the read-only cache may return the old value", m.name, i, site(t.w.l.ctxs[w.ctx].site&siteMask)),
 		Current: threadAccess(t, "read-only load", t.w.sites.callerSite())})
 }

@@ -14,20 +14,13 @@ const (
 	accAtomic
 )
 
-// access is one recorded access in shadow memory: 16 bytes.
-//
-// It has four fields so that the compiler keeps a value in registers: with
-// five, each record was built on the stack by narrow stores and copied out
-// by wide loads, a store-forwarding stall on every checked access.
+// access is a record decoded (hbView.decode): the thread, and its
+// context's site, when and clock. Records are stored as rec (shadow.go).
 type access struct {
 	gid   uint32 // global thread id + 1; 0 means none (or the host)
 	site  uint32 // site id; atomicBit marks an atomic
 	when  uint32 // barrier phase (low 16 bits) and warp-sync clock (high 16) at the access, mod 2^16
 	clock uint32 // the thread's fence clock at the access
-}
-
-func (a *access) set(gid, site, when, clock uint32) {
-	a.gid, a.site, a.when, a.clock = gid, site, when, clock
 }
 
 // phase is the block barrier phase of the thread at the access.
@@ -44,17 +37,6 @@ const (
 	volatileBit   = 1 << 28 // the strong access is a volatile load or store (for reports)
 	siteMask      = 1<<28 - 1
 )
-
-// cell is the shadow of one element: the last write (or atomic) and up to
-// two plain reads since it. A new read replaces a recorded read that happens
-// before it (or is its own thread's); two concurrent readers are both kept,
-// which is what finds a warp-synchronous reduction without __syncwarp. A
-// third concurrent reader replaces the older slot: FastTrack's read-shared
-// vector clock, bounded at two. RATIONALE.md discusses what that misses.
-type cell struct {
-	w access
-	r [2]access
-}
 
 // hbState is a thread's happens-before knowledge.
 type hbState struct {
@@ -197,9 +179,9 @@ type syncVar struct {
 // names the block: a later block must not acquire what an earlier one
 // released to "the same" element.
 type syncKey struct {
-	m     *mem
-	i     int
-	block int // the block's linear index for shared memory; -1 for global
+	m     *mem // the allocation
+	i     int  // the byte offset
+	block int  // the block's linear index for shared memory; -1 for global
 }
 
 // barrierAcquire makes what the thread's read-modify-writes read its own,
@@ -228,7 +210,8 @@ func (h *hbState) barrierAcquire() bool {
 func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 	l := t.w.l
 	h := &t.x.hb
-	key := syncKey{m, i, -1}
+	r, b0, _ := m.span(i)
+	key := syncKey{r, b0, -1}
 	if m.space == SharedSpace {
 		key.block = t.blk.linear
 	}
@@ -295,6 +278,7 @@ type hbView struct {
 	atomics bool // the thread acquired knowledge through atomics
 	known   *[warpSize]uint32
 	t       *Thread
+	ctxs    []accessCtx // the launch's contexts, which records index
 }
 
 // view returns t's hbView, kept in its thread slot: what never changes for
@@ -303,6 +287,7 @@ type hbView struct {
 func (t *Thread) view(floor uint32) *hbView {
 	v := &t.x.view
 	v.floor, v.phase, v.atomics = floor, uint16(t.blk.phase), t.x.hb.vc != nil
+	v.ctxs = t.w.l.ctxs
 	return v
 }
 
@@ -366,25 +351,88 @@ func opOf(a *access, slot bool) string {
 	return "write"
 }
 
-// checkOrder is slowAccess's race check of a write or atomic when the cell
+// checkCell is detection's race check of one access of kind at site s by
+// t to cell c of allocation r, for element i of m (a view of r, or r),
+// which reports name: it tests the cell's records against the access and
+// records it.
+func (t *Thread) checkCell(r, m *mem, i int, c *cell, kind accKind, s site, floor uint32) {
+	h := &t.x.hb
+	g := t.gid
+	when := t.blk.phase&0xffff | h.known[t.lane]<<16
+	if (c.w.gid < floor || c.w.gid == g) && (c.r.gid < floor || c.r.gid == g) {
+		// The cell holds only the thread's own accesses and those of
+		// earlier epochs (see hbView.floor): all ordered before this
+		// one. Most accesses take this path; it needs no hbView.
+		if kind == accRead {
+			c.r = rec{g, t.w.ctxOf(uint32(s), when, h.clock)}
+		} else {
+			c.w = rec{g, t.w.ctxOf(siteBits(s, kind), when, h.clock)}
+			c.r = rec{}
+		}
+		return
+	}
+	if kind == accRead {
+		t.checkRead(r, m, i, c, s, when, floor)
+		return
+	}
+	t.checkOrder(r, m, i, kind, c, s, when, floor)
+}
+
+// checkRead is checkCell's test of a read of a cell others use (a shared
+// tile every lane reads): against the write, then into a read slot. A new
+// read replaces a recorded read that happens before it (or is its own
+// thread's); two concurrent readers are both kept (a read pair), which is
+// what finds a warp-synchronous reduction without __syncwarp. A third
+// concurrent reader replaces the older: FastTrack's read-shared vector
+// clock, bounded at two. RATIONALE.md discusses what that misses.
+func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32) {
+	v := t.view(floor)
+	g := t.gid
+	if c.w.gid >= floor && !v.ordered(c.w) {
+		t.race(m, i, accRead, s, c.w, false)
+	}
+	nr := rec{g, t.w.ctxOf(uint32(s), when, t.x.hb.clock)}
+	var buf [2]rec
+	p := r.readSlots(c, &buf)
+	switch {
+	case p[0].gid < floor || p[0].gid == g || v.ordered(p[0]):
+		p[0] = nr
+	case v.decode(p[0]).site&writeBit != 0:
+		// A plain write that atomics came after (strongCheck keeps it
+		// in slot 0), unordered with this read.
+		t.race(m, i, accRead, s, p[0], true)
+		p[1] = nr
+	case p[1].gid < floor || p[1].gid == g || v.ordered(p[1]):
+		p[1] = nr
+	default:
+		p[0] = p[1]
+		p[1] = nr
+	}
+	r.storeReads(c, p, &buf)
+}
+
+// checkOrder is checkCell's race check of a write or atomic when the cell
 // holds another thread's access of the current epoch: it tests
 // happens-before against each record.
 //
 //go:noinline
-func (t *Thread) checkOrder(m *mem, i int, kind accKind, c *cell, site site, when, floor uint32) {
+func (t *Thread) checkOrder(r, m *mem, i int, kind accKind, c *cell, s site, when, floor uint32) {
 	v := t.view(floor)
-	// Records are written field by field (access.set), never copied from
-	// one built on the stack: that stalls on store forwarding.
-	g, clock := t.gid, t.x.hb.clock
 	// Atomics never race with atomics.
-	atomics := kind == accAtomic && c.w.site&atomicBit != 0
-	if c.w.gid >= v.floor && !atomics && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
-		t.race(m, i, kind, site, &c.w, false)
+	atomics := kind == accAtomic && v.decode(c.w).site&atomicBit != 0
+	if c.w.gid >= v.floor && !atomics && !v.ordered(c.w) {
+		t.race(m, i, kind, s, c.w, false)
 	}
-	t.checkReads(m, i, kind, site, c, v)
-	c.w.set(g, siteBits(site, kind), when, clock)
-	c.r = [2]access{}
-	m.setInit(i)
+	var buf [2]rec
+	p := r.readSlots(c, &buf)
+	for k := range p {
+		if p[k].gid >= v.floor && !v.ordered(p[k]) {
+			t.race(m, i, kind, s, p[k], true)
+			break
+		}
+	}
+	c.w = rec{t.gid, t.w.ctxOf(siteBits(s, kind), when, t.x.hb.clock)}
+	r.clearReads(c)
 }
 
 // siteBits is a record's site field: the site, marked if the access is an
@@ -396,40 +444,62 @@ func siteBits(s site, kind accKind) uint32 {
 	return uint32(s)
 }
 
-// uninitRead reports a read of element i before anything wrote it, once
-// per element. (Kept out of slowAccess, whose frame it would triple.)
+// uninitRead reports a read of element i of m some byte of which nothing
+// wrote before (the caller marks the bytes initialised, so that each is
+// reported once). Kept out of the access path, whose frame it would swell.
 //
 //go:noinline
 func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
+	x := t.x
+	if x.spanMute&muteUninit != 0 {
+		return
+	}
+	x.spanHit |= muteUninit
 	t.w.l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Index: i,
 		Detail:  "read before the host or any thread wrote it",
 		Current: threadAccess(t, opNames[kind], s)})
-	m.setInit(i)
 }
 
-// checkReads reports the recorded reads that a write does not come after.
-func (t *Thread) checkReads(m *mem, i int, kind accKind, s site, c *cell, v *hbView) {
-	for k := range c.r {
-		if r := &c.r[k]; r.gid >= v.floor && !v.orderedInBlock(r) && !v.orderedOtherwise(r) {
-			t.race(m, i, kind, s, r, true)
-			return
-		}
-	}
+// race reports the current access racing with record prev (in a read slot
+// if slot).
+func (t *Thread) race(m *mem, i int, kind accKind, s site, prev rec, slot bool) {
+	c := &t.w.l.ctxs[prev.ctx]
+	a := access{gid: prev.gid, site: c.site, when: c.when, clock: c.clock}
+	t.raceOp(m, i, opNames[kind], s, &a, slot)
 }
 
-func (t *Thread) race(m *mem, i int, kind accKind, s site, prev *access, prevRead bool) {
-	t.raceOp(m, i, opNames[kind], s, prev, prevRead)
-}
+// Bits of threadExtra.spanHit and spanMute: an access covering several
+// cells (a float4, a double) reports a race and an uninitialised read once,
+// on the first cell that shows it.
+const (
+	muteRace = 1 << iota
+	muteUninit
+)
 
 // raceOp reports the current access, op at site s, racing with the
-// recorded access prev (in a read slot if slot).
+// recorded access prev (in a read slot if slot). A race already reported
+// at the same pair of sites only counts (raceKey): a kernel racing on
+// every element costs a map lookup per access, not a report.
 //
 //go:noinline
 func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot bool) {
+	x := t.x
+	if x.spanMute&muteRace != 0 {
+		return
+	}
+	x.spanHit |= muteRace
 	l := t.w.l
-	l.addFinding(Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
+	pop := opOf(prev, slot)
+	k := raceKey{mem: m.name, cur: s, prev: site(prev.site & siteMask), curOp: op, prevOp: pop}
+	if prev.gid < l.gidBase {
+		k.prev, k.host = 0, true
+	}
+	if l.countRace(k) {
+		return
+	}
+	l.addRace(k, Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
 		Current:  threadAccess(t, op, s),
-		Previous: l.accessOf(prev.gid, opOf(prev, slot), site(prev.site&siteMask))})
+		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))})
 }
 
 // warpSync orders the accesses of the lanes in mask before everything they
@@ -568,62 +638,35 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 		// cls points into the cache: read it before anything else looks up.
 		s = cls.site
 		if l.detect {
-			// The race and uninitialised-read detectors, written out
-			// here rather than called: a call level was a tenth of the
-			// cost of a checked access.
+			// The race and uninitialised-read detectors: an
+			// allocation's element of at most 4 bytes is one cell,
+			// checked here; views and wider elements cover several
+			// (eachCell).
 			fn, line := cls.fn, cls.line
-			if m.shadow == nil || m.dev != l.dev {
-				t.firstShadow(m, s)
+			r := m
+			if m.vroot != nil {
+				r = m.vroot
 			}
-			h := &t.x.hb
-			h.notePast(fn, line, s)
-			if kind != accWrite && !m.isInit(i) {
-				t.uninitRead(m, i, kind, s)
+			if r.shadow == nil || r.dev != l.dev {
+				t.firstShadow(r, s)
 			}
-			c := &m.shadow[i]
-			g, floor := t.gid, l.gidBase
+			t.x.hb.notePast(fn, line, s)
+			floor := l.gidBase
 			if m.space == SharedSpace {
 				floor = t.blk.gidBase
 			}
-			when := t.blk.phase&0xffff | h.known[t.lane]<<16
-			if (c.w.gid < floor || c.w.gid == g) && (c.r[0].gid < floor || c.r[0].gid == g) && (c.r[1].gid < floor || c.r[1].gid == g) {
-				// The cell holds only the thread's own accesses and
-				// those of earlier epochs (see hbView.floor): all
-				// ordered before this one. Most accesses take this
-				// path; it needs no hbView. Records are written field
-				// by field: copying one built on the stack stalled on
-				// store forwarding.
-				if kind == accRead {
-					c.r[0].set(g, uint32(s), when, h.clock)
-				} else {
-					c.w.set(g, siteBits(s, kind), when, h.clock)
-					c.r = [2]access{}
-					m.setInit(i)
+			if m.oneCell && r.shadow[i].w.gid != tagGid {
+				c := &r.shadow[i]
+				if kind != accWrite && !m.unitInit(i) {
+					t.uninitRead(m, i, kind, s)
+					m.setUnitInit(i)
 				}
-			} else if kind == accRead {
-				// Reads of a cell others use (a shared tile every lane
-				// reads) are most of a barrier kernel's accesses: tested
-				// here, not in a call.
-				v := t.view(floor)
-				if c.w.gid >= floor && !(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
-					t.race(m, i, kind, s, &c.w, false)
-				}
-				switch {
-				case c.r[0].gid < floor || c.r[0].gid == g || (v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
-					c.r[0].set(g, uint32(s), when, h.clock)
-				case c.r[0].site&writeBit != 0:
-					// A plain write that atomics came after (strongCheck
-					// keeps it in r[0]), unordered with this read.
-					t.race(m, i, kind, s, &c.r[0], true)
-					c.r[1].set(g, uint32(s), when, h.clock)
-				case c.r[1].gid < floor || c.r[1].gid == g || (v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
-					c.r[1].set(g, uint32(s), when, h.clock)
-				default:
-					c.r[0] = c.r[1]
-					c.r[1].set(g, uint32(s), when, h.clock)
+				t.checkCell(m, m, i, c, kind, s, floor)
+				if kind != accRead {
+					m.setUnitInit(i)
 				}
 			} else {
-				t.checkOrder(m, i, kind, c, s, when, floor)
+				t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.checkCell(r, m, i, c, kind, s, floor) })
 			}
 		}
 		if kind == accAtomic {

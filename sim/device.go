@@ -196,7 +196,17 @@ func (d *Device) dropShadow(m *mem) {
 		b := int64(len(m.shadow)) * cellBytes
 		d.shadowBytes -= b
 		hostReserved.Add(-b)
+		for k, c := range m.shadow[:min(len(m.shadow), len(m.splits)*len(m.shadow))] {
+			if c.w.gid == tagGid && !m.unitInit(k) {
+				// Keep what the split unit knew of its bytes.
+				if m.partInit == nil {
+					m.partInit = map[int]uint8{}
+				}
+				m.partInit[k] = m.splits[c.w.ctx].init
+			}
+		}
 		m.shadow = nil
+		m.pairs, m.freePairs, m.splits = nil, nil, nil
 	}
 }
 
@@ -204,17 +214,18 @@ func (d *Device) dropShadow(m *mem) {
 // shadow budget and the host allow it, and reports how much was asked for
 // otherwise.
 func (d *Device) allocShadow(m *mem, budget int64) error {
-	need := int64(m.n) * cellBytes
+	need := int64(m.units()) * cellBytes
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if budget > 0 && d.shadowBytes+need > budget {
-		return fmt.Errorf("detection needs %d bytes of shadow memory for it (%d elements x %d bytes), and the device's buffers already hold %d of the budget of %d bytes (Options.WithShadowBudget); run it with detection off, or raise the budget",
-			need, m.n, cellBytes, d.shadowBytes, budget)
+		return fmt.Errorf("detection needs %d bytes of shadow memory for it (%d units of %d bytes x %d bytes), and the device's buffers already hold %d of the budget of %d bytes (Options.WithShadowBudget); run it with detection off, or raise the budget",
+			need, m.units(), m.unit, cellBytes, d.shadowBytes, budget)
 	}
 	if err := hostCanHold(need); err != nil {
 		return fmt.Errorf("detection needs %d bytes of shadow memory for it, more than the host can hold: %v; run it with detection off", need, err)
 	}
-	m.shadow = make([]cell, m.n)
+	m.shadow = make([]cell, m.units())
+	m.applyPartInit()
 	d.shadowBytes += need
 	hostReserved.Add(need)
 	return nil

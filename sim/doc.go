@@ -236,8 +236,11 @@
 //     one against the host's (/proc/meminfo, where there is one), before
 //     making the host slice; an element count whose byte size overflows
 //     is refused too. Each is a *LaunchError with ErrMemoryAllocation.
-//   - Detection keeps 48 bytes of shadow memory per element of every global
-//     buffer a launch with detection touches, allocated on first touch.
+//   - Detection keeps 16 bytes of shadow memory per 4 bytes of every global
+//     buffer a launch with detection touches (per 2 bytes of int16 and
+//     16-bit float buffers, per byte of int8 and uint8 ones), allocated on
+//     first touch, plus side tables for bytes read by two threads at once
+//     and for words accessed in parts (shadow.go).
 //     The shadow memory of one Device's buffers is bounded by
 //     Options.WithShadowBudget (DefaultShadowBudget, 4 GiB) and by the
 //     host; a launch that would exceed either ends with a ShadowBudget

@@ -93,7 +93,7 @@ func TestShadowBudgetNamesBufferAndBudget(t *testing.T) {
 }
 
 // The case: a 2 GiB buffer is legal on the simulated H100, but its
-// shadow (48 bytes per float32, 24 GiB) is beyond the default budget: the
+// shadow (16 bytes per float32, 8 GiB) is beyond the default budget: the
 // launch says so instead of exhausting the host.
 func TestShadowBudgetDefaultRefuses2GiBBuffer(t *testing.T) {
 	dev := sim.NewDevice(sim.H100)
@@ -108,8 +108,8 @@ func TestShadowBudgetDefaultRefuses2GiBBuffer(t *testing.T) {
 	}
 	r := report(t, dev, cfg1(1, 1, sim.Options{}), func(th *sim.Thread) { x.Store(th, 0, 1) })
 	f := only(t, r, sim.ShadowBudget)
-	if f.Memory != "x" || !strings.Contains(f.Detail, "25769803776 bytes") {
-		t.Errorf("want the 24 GiB the shadow needs named:\n%v", r)
+	if f.Memory != "x" || !strings.Contains(f.Detail, "8589934592 bytes") {
+		t.Errorf("want the 8 GiB the shadow needs named:\n%v", r)
 	}
 }
 

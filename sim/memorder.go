@@ -252,18 +252,15 @@ func (t *Thread) strongAccess(m *mem, i int, kind accKind, flags uint32) site {
 	s := cls.site // cls points into the cache: read it before anything else looks up
 	if l.detect {
 		fn, line := cls.fn, cls.line
-		if m.shadow == nil {
-			m.shadow = make([]cell, m.n)
+		if r := m.vroot; m.shadow == nil && (r == nil || r.shadow == nil) || m.dev != l.dev {
+			t.firstShadow(m, s)
 		}
 		t.x.hb.notePast(fn, line, s)
-		if kind != accWrite && !m.isInit(i) {
-			t.uninitRead(m, i, kind, s)
-		}
 		floor := l.gidBase
 		if m.space == SharedSpace {
 			floor = t.blk.gidBase
 		}
-		t.strongCheck(m, i, kind, s, flags, floor)
+		t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.strongCheck(r, m, i, c, kind, s, flags, floor) })
 	}
 	return s
 }
@@ -298,54 +295,55 @@ func strongOpName(kind accKind, flags uint32) string {
 // strong writes follow each other: each later strong write of another
 // thread must still come after them. (A thread's own atomic used to
 // replace its plain write, and hid it from every other thread's atomic.)
-func (t *Thread) strongCheck(m *mem, i int, kind accKind, s site, flags uint32, floor uint32) {
-	c := &m.shadow[i]
+func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, flags uint32, floor uint32) {
 	h := &t.x.hb
 	g := t.gid
 	when := t.blk.phase&0xffff | h.known[t.lane]<<16
-	rec := uint32(s) | flags | atomicBit
 	v := t.view(floor)
-	if c.w.gid >= floor && c.w.gid != g && !v.morallyStrong(&c.w, flags) &&
-		!(v.orderedInBlock(&c.w) || v.orderedOtherwise(&c.w)) {
-		t.raceOp(m, i, strongOpName(kind, flags), s, &c.w, false)
+	var buf [2]rec
+	p := r.readSlots(c, &buf)
+	aw, a0, a1 := v.decode(c.w), v.decode(p[0]), v.decode(p[1])
+	ordered := func(a *access) bool { return v.orderedInBlock(a) || v.orderedOtherwise(a) }
+	nr := rec{g, t.w.ctxOf(uint32(s)|flags|atomicBit, when, h.clock)}
+	if aw.gid >= floor && aw.gid != g && !v.morallyStrong(&aw, flags) && !ordered(&aw) {
+		t.raceOp(m, i, strongOpName(kind, flags), s, &aw, false)
 	}
 	if kind == accRead {
-		if w := &c.r[0]; w.site&writeBit != 0 && w.gid >= floor && w.gid != g && !(v.orderedInBlock(w) || v.orderedOtherwise(w)) {
-			t.raceOp(m, i, strongOpName(kind, flags), s, w, true)
+		if a0.site&writeBit != 0 && a0.gid >= floor && a0.gid != g && !ordered(&a0) {
+			t.raceOp(m, i, strongOpName(kind, flags), s, &a0, true)
 		}
 		// A strong read stands in only for strong reads: a plain read
 		// (or a kept plain write) conflicts with strong writes too, which
 		// the strong read does not, so it is never replaced by one, even
 		// the thread's own.
 		switch {
-		case c.r[0].gid < floor || c.r[0].site&atomicBit != 0 && (c.r[0].gid == g || v.orderedInBlock(&c.r[0]) || v.orderedOtherwise(&c.r[0])):
-			c.r[0].set(g, rec, when, h.clock)
-		case c.r[1].gid < floor || c.r[1].site&atomicBit != 0 && (c.r[1].gid == g || v.orderedInBlock(&c.r[1]) || v.orderedOtherwise(&c.r[1])):
-			c.r[1].set(g, rec, when, h.clock)
-		case c.r[0].site&writeBit != 0 || c.r[0].gid == g:
-			c.r[1].set(g, rec, when, h.clock)
+		case a0.gid < floor || a0.site&atomicBit != 0 && (a0.gid == g || ordered(&a0)):
+			p[0] = nr
+		case a1.gid < floor || a1.site&atomicBit != 0 && (a1.gid == g || ordered(&a1)):
+			p[1] = nr
+		case a0.site&writeBit != 0 || a0.gid == g:
+			p[1] = nr
 		default:
-			c.r[0] = c.r[1]
-			c.r[1].set(g, rec, when, h.clock)
+			p[0] = p[1]
+			p[1] = nr
 		}
+		r.storeReads(c, p, &buf)
 		return
 	}
-	for k := range c.r {
-		if r := &c.r[k]; r.gid >= floor && r.gid != g && !v.morallyStrong(r, flags) &&
-			!(v.orderedInBlock(r) || v.orderedOtherwise(r)) {
-			t.raceOp(m, i, strongOpName(kind, flags), s, r, true)
+	for _, a := range [2]*access{&a0, &a1} {
+		if a.gid >= floor && a.gid != g && !v.morallyStrong(a, flags) && !ordered(a) {
+			t.raceOp(m, i, strongOpName(kind, flags), s, a, true)
 			break
 		}
 	}
-	if c.w.gid >= floor && c.w.site&atomicBit == 0 {
+	if aw.gid >= floor && aw.site&atomicBit == 0 {
 		// A plain write that strong writes now come after: kept where the
 		// next ones see it.
-		c.r[1] = c.r[0]
-		c.r[0] = c.w
-		c.r[0].site |= writeBit
+		p[1] = p[0]
+		p[0] = rec{aw.gid, t.w.ctxOf(aw.site|writeBit, aw.when, aw.clock)}
+		r.storeReads(c, p, &buf)
 	}
-	c.w.set(g, rec, when, h.clock)
-	m.setInit(i)
+	c.w = nr
 }
 
 // countAccess counts a strong load or store towards the spin watch, as

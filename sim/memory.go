@@ -61,36 +61,57 @@ type mem struct {
 	bytes    int64  // n * elemSize, what the device accounts for
 	release  func() // drops the elements (Free, Device.Close)
 
-	// init has one bit per element, set when the host or a kernel wrote it.
-	// initAll short-cuts it after a launch that ran without detection, whose
-	// writes were not tracked.
+	// init has one bit per shadow unit (shadow.go), set when the host or
+	// a kernel wrote it. initAll short-cuts it after a launch that ran
+	// without detection, whose writes were not tracked.
 	init    []uint64
 	initAll bool
 
-	// shadow holds race records, allocated on first checked access. It is
-	// never cleared between launches: records of earlier launches are told
-	// apart by their thread ids (see Device.nextGid).
-	shadow []cell
+	// Detection's shadow memory, on allocations only (a view uses its
+	// allocation's; see shadow.go). unit is its granule in bytes; oneCell
+	// says an element is one unit. The cells are allocated on first
+	// checked access and never cleared between launches: records of
+	// earlier launches are told apart by their thread ids (see
+	// Device.nextGid). pairs, freePairs and splits are the side tables of
+	// read pairs and split units.
+	unit      int
+	oneCell   bool
+	shadow    []cell
+	pairs     [][2]rec
+	freePairs []uint32
+	splits    []splitUnit
+	partInit  map[int]uint8 // units the host initialised in part before there was shadow: their bytes
 
 	// A view (Buffer.View, Reinterpret) has vroot, the buffer whose bytes
 	// it shows, and the byte offset of its element 0 in it; see view.go.
 	vroot *mem
 	vbyte int
-	vsame bool // the view's elements are the root's: same size, at a whole element
 }
 
+// setInit marks element i of m (an allocation or a view) initialised.
 func (m *mem) setInit(i int) {
-	if m.vroot != nil {
-		m.viewSetInit(i)
+	if m.oneCell {
+		m.setUnitInit(i)
 		return
 	}
-	m.init[i>>6] |= 1 << (uint(i) & 63)
+	r, b0, n := m.span(i)
+	r.initBytes(b0, n)
 }
+
+// isInit reports whether every byte of element i of m is initialised.
 func (m *mem) isInit(i int) bool {
-	if m.vroot != nil {
-		return m.viewIsInit(i)
+	if m.oneCell {
+		return m.unitInit(i)
 	}
-	return m.initAll || m.init[i>>6]&(1<<(uint(i)&63)) != 0
+	r, b0, n := m.span(i)
+	return r.bytesInit(b0, n)
+}
+
+// initRoot sets up allocation m's initialisation bits and shadow unit.
+func (m *mem) initRoot(dynamicShared bool) {
+	m.unit = unitBytes(m.elemSize, dynamicShared)
+	m.oneCell = m.unit == m.elemSize
+	m.init = m.newInit()
 }
 func (m *mem) setAllInit() {
 	for i := range m.init {
@@ -139,8 +160,8 @@ func Alloc[T Storable](d *Device, name string, n int) (*Buffer[T], error) {
 		return nil, err
 	}
 	b := &Buffer[T]{data: makeStorage[T](n)}
-	b.mem = mem{name: name, space: GlobalSpace, elemSize: int(size), n: n, dev: d, bytes: bytes,
-		init: make([]uint64, (n+63)/64)}
+	b.mem = mem{name: name, space: GlobalSpace, elemSize: int(size), n: n, dev: d, bytes: bytes}
+	b.initRoot(false)
 	b.release = func() { b.data, b.n, b.init = nil, 0, nil }
 	d.register(&b.mem)
 	return b, nil
@@ -363,6 +384,3 @@ func fromBits[T Elem](u uint64) T {
 
 // SetName renames the buffer, as findings print it.
 func (b *Buffer[T]) SetName(name string) { b.name = name }
-
-// cellBytes is the shadow memory detection keeps per element.
-const cellBytes = int64(unsafe.Sizeof(cell{}))

@@ -9,9 +9,9 @@ import (
 // on their own, without a launch. RATIONALE.md ("Race detection") states
 // the rules the rows below pin.
 
-// rec builds a recorded access of thread gid at barrier phase and warp-sync
+// recorded builds a recorded access of thread gid at barrier phase and warp-sync
 // clock wclk, with fence clock clock.
-func rec(gid uint32, phase, wclk uint16, clock uint32) *access {
+func recorded(gid uint32, phase, wclk uint16, clock uint32) *access {
 	return &access{gid: gid, when: uint32(wclk)<<16 | uint32(phase), clock: clock}
 }
 
@@ -32,19 +32,19 @@ func TestOrderedInBlock(t *testing.T) {
 		want   bool
 		reason string
 	}{
-		{"own", rec(106, 3, 0, 0), true, "program order"},
-		{"ownLaterPhase", rec(106, 4, 9, 0), true, "program order, whatever the record's clocks"},
-		{"earlierPhase", rec(140, 2, 0, 0), true, "a __syncthreads lies between"},
-		{"anyOtherPhase", rec(140, 65535, 0, 0), true, "phases compare by equality mod 2^16"},
-		{"samePhaseOtherWarp", rec(140, 3, 0, 0), false, "nothing orders two warps within a phase"},
-		{"samePhaseOwnWarpBeforeSync", rec(110, 3, 6, 0), true, "lane 9's record is older than the clock the thread knows (7)"},
-		{"samePhaseOwnWarpAtSync", rec(110, 3, 7, 0), false, "a record at the known clock came after the last warp sync"},
-		{"samePhaseOwnWarpUnknownLane", rec(108, 3, 0, 0), false, "lane 7's clock is unknown (0): not newer than the record's"},
-		{"warpClockWrap", rec(111, 3, 65535, 0), true, "clocks compare as signed 16-bit differences: 1 is after 65535"},
-		{"warpClockHalfRange", rec(111, 3, 32769, 0), false, "32768 apart is no longer after"},
-		{"otherBlock", rec(40, 2, 0, 0), false, "the phase says nothing about another block"},
-		{"blockAfter", rec(165, 2, 0, 0), false, "gid 165 is the next block's thread 0"},
-		{"host", rec(0, 0, 0, 0), false, "the host is the floor's business, not the block's"},
+		{"own", recorded(106, 3, 0, 0), true, "program order"},
+		{"ownLaterPhase", recorded(106, 4, 9, 0), true, "program order, whatever the record's clocks"},
+		{"earlierPhase", recorded(140, 2, 0, 0), true, "a __syncthreads lies between"},
+		{"anyOtherPhase", recorded(140, 65535, 0, 0), true, "phases compare by equality mod 2^16"},
+		{"samePhaseOtherWarp", recorded(140, 3, 0, 0), false, "nothing orders two warps within a phase"},
+		{"samePhaseOwnWarpBeforeSync", recorded(110, 3, 6, 0), true, "lane 9's record is older than the clock the thread knows (7)"},
+		{"samePhaseOwnWarpAtSync", recorded(110, 3, 7, 0), false, "a record at the known clock came after the last warp sync"},
+		{"samePhaseOwnWarpUnknownLane", recorded(108, 3, 0, 0), false, "lane 7's clock is unknown (0): not newer than the record's"},
+		{"warpClockWrap", recorded(111, 3, 65535, 0), true, "clocks compare as signed 16-bit differences: 1 is after 65535"},
+		{"warpClockHalfRange", recorded(111, 3, 32769, 0), false, "32768 apart is no longer after"},
+		{"otherBlock", recorded(40, 2, 0, 0), false, "the phase says nothing about another block"},
+		{"blockAfter", recorded(165, 2, 0, 0), false, "gid 165 is the next block's thread 0"},
+		{"host", recorded(0, 0, 0, 0), false, "the host is the floor's business, not the block's"},
 	}
 	for _, tt := range tests {
 		v := testView()
@@ -73,16 +73,16 @@ func TestOrderedOtherwise(t *testing.T) {
 		want    bool
 		reason  string
 	}{
-		{"host", rec(0, 0, 0, 0), false, true, "id 0 is the host, before every launch"},
-		{"earlierLaunch", rec(99, 0, 0, 0), false, true, "below the floor: an earlier launch, ordered by the kernel boundary"},
-		{"floor", rec(100, 0, 0, 0), false, false, "the floor itself is of this epoch"},
-		{"noAtomics", rec(170, 0, 0, 3), false, false, "without acquired knowledge nothing else orders"},
-		{"releasedClock", rec(170, 0, 0, 3), true, true, "recorded at fence clock 3, released up to 4"},
-		{"atReleasedClock", rec(170, 0, 0, 4), true, false, "the release covers clocks below it only"},
-		{"otherThread", rec(171, 0, 0, 0), true, false, "thread 171 released nothing"},
-		{"releasedPhase", rec(240, 5, 0, 0), true, true, "block 2's phase 5 is below the released 6"},
-		{"atReleasedPhase", rec(240, 6, 0, 0), true, false, "phase 6 is not below 6"},
-		{"releasedPhaseWrap", rec(240, 65535, 0, 0), true, true, "phases compare mod 2^16: 65535 is just before 6"},
+		{"host", recorded(0, 0, 0, 0), false, true, "id 0 is the host, before every launch"},
+		{"earlierLaunch", recorded(99, 0, 0, 0), false, true, "below the floor: an earlier launch, ordered by the kernel boundary"},
+		{"floor", recorded(100, 0, 0, 0), false, false, "the floor itself is of this epoch"},
+		{"noAtomics", recorded(170, 0, 0, 3), false, false, "without acquired knowledge nothing else orders"},
+		{"releasedClock", recorded(170, 0, 0, 3), true, true, "recorded at fence clock 3, released up to 4"},
+		{"atReleasedClock", recorded(170, 0, 0, 4), true, false, "the release covers clocks below it only"},
+		{"otherThread", recorded(171, 0, 0, 0), true, false, "thread 171 released nothing"},
+		{"releasedPhase", recorded(240, 5, 0, 0), true, true, "block 2's phase 5 is below the released 6"},
+		{"atReleasedPhase", recorded(240, 6, 0, 0), true, false, "phase 6 is not below 6"},
+		{"releasedPhaseWrap", recorded(240, 65535, 0, 0), true, true, "phases compare mod 2^16: 65535 is just before 6"},
 	}
 	for _, tt := range tests {
 		v := testView()

@@ -278,7 +278,9 @@ type findingSet struct {
 	fatal   bool
 }
 
-func (s *findingSet) add(f Finding) {
+// add records f, or counts it if a finding with its key is recorded, and
+// returns its index in the list (-1 if it is beyond maxFindings).
+func (s *findingSet) add(f Finding) int {
 	if s.index == nil {
 		s.index = map[string]int{}
 	}
@@ -288,18 +290,19 @@ func (s *findingSet) add(f Finding) {
 	k := f.key()
 	if i, ok := s.index[k]; ok {
 		s.list[i].Count++
-		return
+		return i
 	}
 	if len(s.list) >= maxFindings {
 		if s.dropped == nil {
 			s.dropped = map[string]struct{}{}
 		}
 		s.dropped[k] = struct{}{}
-		return
+		return -1
 	}
 	f.Count = 1
 	s.index[k] = len(s.list)
 	s.list = append(s.list, f)
+	return len(s.list) - 1
 }
 
 // result is what the launch returns: its Report, or nil for a clean run.
@@ -337,6 +340,38 @@ func (l *launch) addFinding(f Finding) {
 	l.mu.Lock()
 	l.findings.add(f)
 	l.mu.Unlock()
+}
+
+// raceKey is what makes two race findings one (Finding.key) before any
+// text is made: the memory's name, the two sites and operations, and
+// whether the earlier access is the host's.
+type raceKey struct {
+	mem           string
+	cur, prev     site
+	curOp, prevOp string
+	host          bool
+}
+
+// countRace counts a race whose key was reported before and reports
+// whether it was.
+func (l *launch) countRace(k raceKey) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, ok := l.races[k]
+	if ok && i >= 0 {
+		l.findings.list[i].Count++
+	}
+	return ok
+}
+
+// addRace records race finding f, whose key is k.
+func (l *launch) addRace(k raceKey, f Finding) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.races == nil {
+		l.races = map[raceKey]int{}
+	}
+	l.races[k] = l.findings.add(f)
 }
 
 // threadAccess describes thread t doing op at site s.

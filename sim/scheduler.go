@@ -58,6 +58,12 @@ type launch struct {
 	mu       sync.Mutex // guards findings and syncVars in parallel mode
 	findings findingSet
 	syncVars map[syncKey]*syncVar
+	races    map[raceKey]int // reported races, by key: their index in findings (see countRace)
+
+	// ctxs is the table of access contexts shadow records index (see
+	// shadow.go); ctxIndex finds a context's id. Made when detection is on.
+	ctxs     []accessCtx
+	ctxIndex map[accessCtx]uint32
 	coop     *coopState // cooperative groups and grid sync (coop.go), made on first use
 	prof     *Profile
 	prog     *Progress
@@ -158,6 +164,7 @@ type worker struct {
 	stuck     int
 	rng       *rand.Rand
 	sites     siteCache
+	ctxs      *ctxCache // detection: context ids of recent accesses
 	stats     Counters
 	parallel  bool
 	lastShare uint64
@@ -817,6 +824,14 @@ func (l *launch) run() {
 }
 
 func (l *launch) newWorker(parallel bool) *worker {
-	return &worker{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d)),
+	w := &worker{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d)),
 		special: l.detect || l.prof != nil || l.opts.warpModel == Lockstep}
+	if l.detect {
+		w.ctxs = new(ctxCache)
+		if l.ctxIndex == nil {
+			l.ctxs = []accessCtx{{}} // id 0 is no context
+			l.ctxIndex = map[accessCtx]uint32{}
+		}
+	}
+	return w
 }

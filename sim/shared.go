@@ -16,10 +16,11 @@ func (b *Buffer[T]) reset(detect bool) {
 	clear(b.init)
 	b.initAll = false
 	if detect && b.shadow == nil {
-		// Records of the block that used the array before are told
-		// apart by their gids (hbView.floor), not cleared.
-		b.shadow = make([]cell, len(b.data))
+		b.shadow = make([]cell, b.units())
 	}
+	// Records of the block that used the array before are told apart by
+	// their gids (hbView.floor), not cleared; side tables are.
+	b.resetShadow()
 }
 
 func (b *Buffer[T]) base() *mem { return &b.mem }
@@ -90,11 +91,11 @@ func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
 			return arr
 		}
-		arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect)
+		arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect, false)
 		b.static[k] = arr
 		return arr
 	}
-	arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect)
+	arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect, false)
 	b.static = append(b.static, arr)
 	return arr
 }
@@ -112,18 +113,18 @@ func DynamicShared[T Storable](t *Thread, name string) *Buffer[T] {
 		t.sharedError(fmt.Sprintf("dynamic shared memory viewed as %T here but as another type elsewhere", *new(T)))
 	}
 	var zero T
-	arr := newSharedBuffer[T](t.w.l.dev, name, t.w.l.dynSh/int(unsafe.Sizeof(zero)), t.w.l.detect)
+	arr := newSharedBuffer[T](t.w.l.dev, name, t.w.l.dynSh/int(unsafe.Sizeof(zero)), t.w.l.detect, true)
 	b.dynamic = arr
 	return arr
 }
 
-func newSharedBuffer[T Storable](d *Device, name string, n int, detect bool) *Buffer[T] {
+func newSharedBuffer[T Storable](d *Device, name string, n int, detect, dynamic bool) *Buffer[T] {
 	var zero T
 	arr := &Buffer[T]{data: makeStorage[T](n)}
-	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d,
-		init: make([]uint64, (n+63)/64)}
+	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d}
+	arr.initRoot(dynamic)
 	if detect {
-		arr.shadow = make([]cell, n)
+		arr.shadow = make([]cell, arr.units())
 	}
 	return arr
 }

@@ -75,6 +75,9 @@ type threadExtra struct {
 	// inline it made a block's threadExtra four times larger, out of the
 	// first-level cache.
 	spin *spinWatch
+	// spanHit says what the current access reported on the cells checked
+	// so far, spanMute what it no longer reports (see muteRace).
+	spanHit, spanMute uint8
 }
 
 // LaneID is the thread's lane within its warp (threadIdx linearised mod 32).
@@ -205,24 +208,13 @@ func (t *Thread) foreign(m *mem) {
 //go:noinline
 func (t *Thread) firstShadow(m *mem, s site) {
 	l := t.w.l
+	if m.vroot != nil {
+		m = m.vroot // a view uses its allocation's cells
+	}
 	if m.dev != l.dev {
 		t.foreign(m)
 	}
 	if m.shadow != nil {
-		return
-	}
-	if r := m.vroot; r != nil {
-		// A view: the allocation's cells, or (elements of another size,
-		// reached here by atomics only) cells of its own.
-		if r.shadow == nil {
-			t.firstShadow(r, s)
-		}
-		if m.vsame {
-			off := m.vbyte / m.elemSize
-			m.shadow = r.shadow[off : off+m.n : off+m.n]
-		} else {
-			m.shadow = make([]cell, m.n)
-		}
 		return
 	}
 	if err := l.dev.allocShadow(m, l.shadowBudget); err != nil {

@@ -80,15 +80,15 @@ func (b *Buffer[T]) Offset(off int) *Buffer[T] {
 // MisalignedAddress finding, as it is a misaligned-address error on
 // hardware; making it is not.
 //
-// Detection is element-granular on the allocation: an access through a
-// view whose element size differs from the allocation's is checked on
-// every element of the allocation it overlaps (and findings then name
-// those elements, in the allocation's type). A view of smaller elements
-// than the allocation's therefore shares detection state between the
-// bytes of one allocation element: two threads writing different bytes of
-// one word are reported as a race. Allocate the bytes as the smallest type
-// the kernel views them as. Atomics through such a view are checked
-// against the view's own accesses only.
+// Detection is byte-precise on the allocation: every access, plain or
+// atomic, through a view or not, is checked on the bytes it touches. A
+// uint8 store and a uint32 load of the same word race; two threads storing
+// different bytes of one word do not; a float4 store initialises 16
+// bytes, and a uint32 load of a word one byte of which was stored is an
+// uninitialised read. Findings name the element in the accessing view's
+// type, with the buffer's name. (Parts of a word accessed through a view
+// of smaller elements than the allocation's cost more shadow memory: see
+// shadow.go.)
 func Reinterpret[U, T Storable](b *Buffer[T]) *Buffer[U] {
 	var t T
 	var u U
@@ -107,8 +107,7 @@ func viewOf[U, T Storable](b *Buffer[T], off, n int) *Buffer[U] {
 	}
 	v := &Buffer[U]{}
 	v.mem = mem{name: b.name, id: root.id, space: root.space, elemSize: usize, n: n, dev: root.dev,
-		freed: root.freed, vroot: root, vbyte: byteOff,
-		vsame: usize == root.elemSize && byteOff%usize == 0}
+		freed: root.freed, vroot: root, vbyte: byteOff, unit: root.unit}
 	var data []U
 	if n > 0 {
 		p := unsafe.Add(unsafe.Pointer(&b.elems()[0]), off*tsize)
@@ -125,56 +124,14 @@ func viewOf[U, T Storable](b *Buffer[T], off, n int) *Buffer[U] {
 	return v
 }
 
-// viewSetInit and viewIsInit are setInit and isInit of a view: the
-// allocation's, on the elements the view's element i overlaps.
-func (m *mem) viewSetInit(i int) {
-	r := m.vroot
-	if r.freed {
-		return
-	}
-	lo, hi := m.rootRange(i)
-	for j := lo; j <= hi; j++ {
-		r.setInit(j)
-	}
-}
-
-func (m *mem) viewIsInit(i int) bool {
-	r := m.vroot
-	if r.freed || r.initAll {
-		return true
-	}
-	lo, hi := m.rootRange(i)
-	for j := lo; j <= hi; j++ {
-		if !r.isInit(j) {
-			return false
-		}
-	}
-	return true
-}
-
-// rootRange is the first and last element of the allocation that the
-// view's element i overlaps.
-func (m *mem) rootRange(i int) (lo, hi int) {
-	rs := m.vroot.elemSize
-	first := m.vbyte + i*m.elemSize
-	return first / rs, (first + m.elemSize - 1) / rs
-}
-
 // viewLoad is Load's slow path for a view: bounds in the view's type, the
 // allocation freed, misalignment, then the checks on the allocation's
-// elements.
+// bytes (slowAccess).
 //
 //go:noinline
 func (b *Buffer[T]) viewLoad(t *Thread, i int) T {
 	b.viewCheck(t, i, false)
-	if b.vsame {
-		t.slowAccess(&b.mem, i, accRead, false)
-	} else {
-		lo, hi := b.rootRange(i)
-		for j := lo; j <= hi; j++ {
-			t.slowAccess(b.vroot, j, accRead, false)
-		}
-	}
+	t.slowAccess(&b.mem, i, accRead, false)
 	return b.data[i]
 }
 
@@ -184,14 +141,7 @@ func (b *Buffer[T]) viewLoad(t *Thread, i int) T {
 func (b *Buffer[T]) viewStore(t *Thread, i int, v T) {
 	b.viewCheck(t, i, true)
 	changed := b.data[i] != v
-	if b.vsame {
-		t.slowAccess(&b.mem, i, accWrite, changed)
-	} else {
-		lo, hi := b.rootRange(i)
-		for j := lo; j <= hi; j++ {
-			t.slowAccess(b.vroot, j, accWrite, changed)
-		}
-	}
+	t.slowAccess(&b.mem, i, accWrite, changed)
 	if changed {
 		t.w.progress++
 	}
@@ -256,9 +206,8 @@ func Copy[T Storable](dst, src *Buffer[T]) error {
 }
 
 // MemsetBytes sets the first n bytes of the buffer to value, as
-// cudaMemset(ptr, value, n) does, and marks the elements they overlap
-// initialised (an element set in part counts as initialised: detection is
-// element-granular).
+// cudaMemset(ptr, value, n) does, and marks those bytes initialised: an
+// element set in part is read as uninitialised.
 func (b *Buffer[T]) MemsetBytes(value byte, n int) error {
 	var z T
 	size := int(unsafe.Sizeof(z))
@@ -276,8 +225,7 @@ func (b *Buffer[T]) MemsetBytes(value byte, n int) error {
 			bytes[i] = value
 		}
 	}
-	for i := 0; i < (n+size-1)/size; i++ {
-		b.setInit(i)
-	}
+	r, b0, _ := b.span(0)
+	r.initBytes(b0, n)
 	return nil
 }
