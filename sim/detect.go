@@ -364,9 +364,9 @@ func (t *Thread) checkCell(r, m *mem, i int, c *cell, kind accKind, s site, floo
 		// earlier epochs (see hbView.floor): all ordered before this
 		// one. Most accesses take this path; it needs no hbView.
 		if kind == accRead {
-			c.r = rec{g, t.w.ctxOf(uint32(s), when, h.clock)}
+			c.r = rec{g, t.w.ctxOf(uint32(s), uint64(when)|uint64(h.clock)<<32)}
 		} else {
-			c.w = rec{g, t.w.ctxOf(siteBits(s, kind), when, h.clock)}
+			c.w = rec{g, t.w.ctxOf(siteBits(s, kind), uint64(when)|uint64(h.clock)<<32)}
 			c.r = rec{}
 		}
 		return
@@ -388,21 +388,21 @@ func (t *Thread) checkCell(r, m *mem, i int, c *cell, kind accKind, s site, floo
 func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32) {
 	v := t.view(floor)
 	g := t.gid
-	if c.w.gid >= floor && !v.ordered(c.w) {
+	if c.w.gid >= floor && !(v.inBlock(c.w) || v.orderedElse(c.w)) {
 		t.race(m, i, accRead, s, c.w, false)
 	}
-	nr := rec{g, t.w.ctxOf(uint32(s), when, t.x.hb.clock)}
+	nr := rec{g, t.w.ctxOf(uint32(s), uint64(when)|uint64(t.x.hb.clock)<<32)}
 	var buf [2]rec
 	p := r.readSlots(c, &buf)
 	switch {
-	case p[0].gid < floor || p[0].gid == g || v.ordered(p[0]):
+	case p[0].gid < floor || p[0].gid == g || v.inBlock(p[0]) || v.orderedElse(p[0]):
 		p[0] = nr
-	case v.decode(p[0]).site&writeBit != 0:
+	case v.ctxs[p[0].ctx].site&writeBit != 0:
 		// A plain write that atomics came after (strongCheck keeps it
 		// in slot 0), unordered with this read.
 		t.race(m, i, accRead, s, p[0], true)
 		p[1] = nr
-	case p[1].gid < floor || p[1].gid == g || v.ordered(p[1]):
+	case p[1].gid < floor || p[1].gid == g || v.inBlock(p[1]) || v.orderedElse(p[1]):
 		p[1] = nr
 	default:
 		p[0] = p[1]
@@ -431,7 +431,7 @@ func (t *Thread) checkOrder(r, m *mem, i int, kind accKind, c *cell, s site, whe
 			break
 		}
 	}
-	c.w = rec{t.gid, t.w.ctxOf(siteBits(s, kind), when, t.x.hb.clock)}
+	c.w = rec{t.gid, t.w.ctxOf(siteBits(s, kind), uint64(when)|uint64(t.x.hb.clock)<<32)}
 	r.clearReads(c)
 }
 
@@ -661,7 +661,30 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 					t.uninitRead(m, i, kind, s)
 					m.setUnitInit(i)
 				}
-				t.checkCell(m, m, i, c, kind, s, floor)
+				if g := t.gid; (c.w.gid < floor || c.w.gid == g) && (c.r.gid < floor || c.r.gid == g) {
+					// checkCell's usual case, written out: the cell
+					// holds only the thread's own accesses and those
+					// of earlier epochs.
+					h := &t.x.hb
+					wc := uint64(t.blk.phase&0xffff|h.known[t.lane]<<16) | uint64(h.clock)<<32
+					sb := siteBits(s, kind)
+					w := t.w
+					var id uint32
+					if e := &w.ctxs[uint8(sb)]; e.site == sb && e.wc == wc {
+						id = e.id
+					} else {
+						id = w.internCtx(sb, wc)
+					}
+					if kind == accRead {
+						c.r = rec{g, id}
+					} else {
+						c.w, c.r = rec{g, id}, rec{}
+					}
+				} else if when := t.blk.phase&0xffff | t.x.hb.known[t.lane]<<16; kind == accRead {
+					t.checkRead(m, m, i, c, s, when, floor)
+				} else {
+					t.checkOrder(m, m, i, kind, c, s, when, floor)
+				}
 				if kind != accRead {
 					m.setUnitInit(i)
 				}

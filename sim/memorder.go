@@ -304,7 +304,7 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 	p := r.readSlots(c, &buf)
 	aw, a0, a1 := v.decode(c.w), v.decode(p[0]), v.decode(p[1])
 	ordered := func(a *access) bool { return v.orderedInBlock(a) || v.orderedOtherwise(a) }
-	nr := rec{g, t.w.ctxOf(uint32(s)|flags|atomicBit, when, h.clock)}
+	nr := rec{g, t.w.ctxOf(uint32(s)|flags|atomicBit, uint64(when)|uint64(h.clock)<<32)}
 	if aw.gid >= floor && aw.gid != g && !v.morallyStrong(&aw, flags) && !ordered(&aw) {
 		t.raceOp(m, i, strongOpName(kind, flags), s, &aw, false)
 	}
@@ -340,7 +340,7 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		// A plain write that strong writes now come after: kept where the
 		// next ones see it.
 		p[1] = p[0]
-		p[0] = rec{aw.gid, t.w.ctxOf(aw.site|writeBit, aw.when, aw.clock)}
+		p[0] = rec{aw.gid, t.w.ctxOf(aw.site|writeBit, uint64(aw.when)|uint64(aw.clock)<<32)}
 		r.storeReads(c, p, &buf)
 	}
 	c.w = nr

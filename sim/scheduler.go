@@ -164,7 +164,7 @@ type worker struct {
 	stuck     int
 	rng       *rand.Rand
 	sites     siteCache
-	ctxs      *ctxCache // detection: context ids of recent accesses
+	ctxs      ctxCache // detection: context ids of recent accesses
 	stats     Counters
 	parallel  bool
 	lastShare uint64
@@ -827,7 +827,6 @@ func (l *launch) newWorker(parallel bool) *worker {
 	w := &worker{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d)),
 		special: l.detect || l.prof != nil || l.opts.warpModel == Lockstep}
 	if l.detect {
-		w.ctxs = new(ctxCache)
 		if l.ctxIndex == nil {
 			l.ctxs = []accessCtx{{}} // id 0 is no context
 			l.ctxIndex = map[accessCtx]uint32{}

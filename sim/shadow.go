@@ -64,28 +64,29 @@ type splitUnit struct {
 }
 
 // ctxCache maps contexts to their ids in the launch's table, direct
-// mapped: a worker's accesses repeat a handful of (site, phase, clock)
-// triples, which must not cost a map lookup each.
+// mapped by site: a worker's accesses at a site repeat one (phase, clock)
+// until the next barrier or fence (threads run phase by phase), which
+// must not cost a map lookup each. The empty entry is the context of
+// nothing, id 0.
 type ctxCache [1 << ctxCacheBits]struct {
-	k  accessCtx
-	id uint32
+	site, id uint32
+	wc       uint64 // when | clock<<32
 }
 
-const ctxCacheBits = 10
+const ctxCacheBits = 8 // indexed by the site's low byte (no bounds check)
 
 // ctxOf returns the id of the context (site, when, clock) in the launch's
-// table.
-func (w *worker) ctxOf(site, when, clock uint32) uint32 {
-	k := accessCtx{site, when, clock}
-	e := &w.ctxs[(site*0x9E3779B1^when*0x85EBCA77^clock*0xC2B2AE3D)>>(32-ctxCacheBits)]
-	if e.k == k && e.id != 0 {
+// table; wc is when | clock<<32.
+func (w *worker) ctxOf(site uint32, wc uint64) uint32 {
+	if e := &w.ctxs[uint8(site)]; e.site == site && e.wc == wc {
 		return e.id
 	}
-	return w.internCtx(k)
+	return w.internCtx(site, wc)
 }
 
 //go:noinline
-func (w *worker) internCtx(k accessCtx) uint32 {
+func (w *worker) internCtx(site uint32, wc uint64) uint32 {
+	k := accessCtx{site, uint32(wc), uint32(wc >> 32)}
 	l := w.l
 	id, ok := l.ctxIndex[k]
 	if !ok {
@@ -93,8 +94,8 @@ func (w *worker) internCtx(k accessCtx) uint32 {
 		l.ctxs = append(l.ctxs, k)
 		l.ctxIndex[k] = id
 	}
-	e := &w.ctxs[(k.site*0x9E3779B1^k.when*0x85EBCA77^k.clock*0xC2B2AE3D)>>(32-ctxCacheBits)]
-	e.k, e.id = k, id
+	e := &w.ctxs[uint8(site)]
+	e.site, e.wc, e.id = site, wc, id
 	return id
 }
 
@@ -109,13 +110,35 @@ func (v *hbView) decode(r rec) access {
 }
 
 // ordered reports whether recorded access r happens before the current
-// access.
-func (v *hbView) ordered(r rec) bool {
-	if r.gid < v.floor || r.gid-v.base == v.tid {
-		return true
-	}
+// access: orderedInBlock || orderedOtherwise on the record, decoding only
+// what each test needs. (Hot callers write the two halves, inBlock ||
+// orderedElse, so that the first is inlined.)
+func (v *hbView) ordered(r rec) bool { return v.inBlock(r) || v.orderedElse(r) }
+
+// inBlock is orderedInBlock on a record.
+func (v *hbView) inBlock(r rec) bool {
+	ut := r.gid - v.base
+	return ut < v.n && (ut == v.tid || v.orderedWhen(ut, v.ctxs[r.ctx].when))
+}
+
+// orderedElse is ordered beyond the block's own synchronisation: records
+// of an earlier epoch (which the block's test never decodes: they are
+// below the block's first id too) come first, and atomics may have
+// carried knowledge.
+func (v *hbView) orderedElse(r rec) bool {
+	return r.gid < v.floor || v.atomics && v.orderedRecByAtomics(r)
+}
+
+// orderedWhen is orderedInBlock's test of a record of the block's thread
+// ut, made at when, other than the current thread's.
+func (v *hbView) orderedWhen(ut, when uint32) bool {
+	return v.phase != uint16(when) || ut/warpSize == v.warp && int16(uint16(v.known[ut%warpSize])-uint16(when>>16)) > 0
+}
+
+//go:noinline
+func (v *hbView) orderedRecByAtomics(r rec) bool {
 	a := v.decode(r)
-	return v.orderedInBlock(&a) || v.orderedOtherwise(&a)
+	return v.t.orderedByAtomics(&a)
 }
 
 // unitBytes is the size of a shadow unit of an allocation of elemSize-byte
@@ -272,9 +295,13 @@ func (r *mem) readSlots(c *cell, buf *[2]rec) *[2]rec {
 // storeReads writes the slots readSlots returned back to cell c: a second
 // record makes the cell's reads a pair.
 func (r *mem) storeReads(c *cell, p, buf *[2]rec) {
-	if p != buf {
-		return
+	if p == buf {
+		r.storeBuf(c, buf)
 	}
+}
+
+//go:noinline
+func (r *mem) storeBuf(c *cell, buf *[2]rec) {
 	if buf[1] == (rec{}) {
 		c.r = buf[0]
 		return
