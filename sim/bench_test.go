@@ -341,3 +341,19 @@ func BenchmarkMatmulTiled(b *testing.B) {
 	})
 	b.Run("detect", func(b *testing.B) { benchDetect(b, nthreads, run, off) })
 }
+
+// BenchmarkRacyAddOne is the Numba seed's racy add_one over [10,16]: every
+// thread increments a[0] plainly, a data race reported with detection on.
+// A repeated race must cost about a counter increment (raceKey), so what
+// is left is the launch's fixed cost, which the 160 threads expose.
+func BenchmarkRacyAddOne(b *testing.B) {
+	dev := sim.NewDevice(sim.H100)
+	a, _ := sim.FromHost(dev, "a", []int32{0})
+	k := func(t *sim.Thread) { a.Store(t, 0, a.Load(t, 0)+1) }
+	cfg := func(o sim.Options) sim.Config { return sim.Config{Grid: sim.Dim(10), Block: sim.Dim(16), Options: o} }
+	off := sim.Options{}.WithDetection(false)
+	run := func(b *testing.B, o sim.Options) {
+		_ = dev.Launch(cfg(o), k) // the race is the point; its report is not an error here
+	}
+	b.Run("detect", func(b *testing.B) { benchDetect(b, 160, run, off) })
+}

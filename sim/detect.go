@@ -490,11 +490,14 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	x.spanHit |= muteRace
 	l := t.w.l
 	pop := opOf(prev, slot)
-	k := raceKey{mem: m.name, cur: s, prev: site(prev.site & siteMask), curOp: op, prevOp: pop}
+	k := raceKey{mem: m, cur: s, prev: site(prev.site & siteMask), curOp: opIndex(op), prevOp: opIndex(pop)}
+	if k.curOp == 0 || k.prevOp == 0 {
+		k.mem = nil // never cached: findings' key decides
+	}
 	if prev.gid < l.gidBase {
 		k.prev, k.host = 0, true
 	}
-	if l.countRace(k) {
+	if k.mem != nil && l.countRace(k) {
 		return
 	}
 	l.addRace(k, Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,

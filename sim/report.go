@@ -346,10 +346,33 @@ func (l *launch) addFinding(f Finding) {
 // text is made: the memory's name, the two sites and operations, and
 // whether the earlier access is the host's.
 type raceKey struct {
-	mem           string
+	mem           *mem // (two buffers of one name are one finding: the second key finds it in findings)
 	cur, prev     site
-	curOp, prevOp string
+	curOp, prevOp uint8 // opIndex
 	host          bool
+}
+
+// opIndex numbers the operations reports name, for raceKey: comparing
+// short integers, not hashing strings, is what keeps a repeated race
+// cheap.
+func opIndex(op string) uint8 {
+	switch op {
+	case "read":
+		return 1
+	case "write":
+		return 2
+	case "atomic":
+		return 3
+	case "atomic load":
+		return 4
+	case "atomic store":
+		return 5
+	case "volatile read":
+		return 6
+	case "volatile write":
+		return 7
+	}
+	return 0 // another operation: told apart by findings' own key
 }
 
 // countRace counts a race whose key was reported before and reports
