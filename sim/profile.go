@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 	"time"
 )
@@ -217,11 +218,18 @@ type profWorker struct {
 	static  int
 	trace   []TraceEvent
 	tblocks int
-	free    []*request
+	// Retired blocks' and sequences' records, for reuse: a profiled launch
+	// allocates nothing per block once these are warm.
+	seqFree []*laneSeq
+	pbFree  []*profBlock
 	// last is the block of the last lookup: consecutive accesses come from
 	// one block, so most lookups skip the map.
 	lastB  *block
 	lastPB *profBlock
+	// fastB is lastB when it is not traced (nil otherwise), and fastPW its
+	// warps: profAccess's fast path needs nothing else.
+	fastB  *block
+	fastPW []profWarp
 }
 
 type lineKey struct {
@@ -243,16 +251,40 @@ type atomicKey struct {
 	i int
 }
 
-// profBlock is a resident block's requests in flight and its warps' timeline.
+// profBlock is a resident block's requests in flight and its warps'
+// timeline.
+//
+// A request is the k-th access of each lane of a warp at one line and op
+// (see Profile). Lanes that have so far made the same accesses, in the
+// same order, put their j-th access into the same request: the warp's
+// converged lanes share one sequence of requests (profWarp.slots), and an
+// access that goes on along it costs a comparison. A lane whose access
+// differs from the sequence's (a divergent branch) leaves it for good and
+// numbers its accesses per line and op in seqs; the warp's shared requests
+// are then entered in seqs too, so that both kinds of lane find the one
+// request of each line, op and number.
 type profBlock struct {
-	seqs  map[seqKey]*laneSeq
-	warps []warpTrace // nil when the block is not traced
+	pw    []profWarp
+	seqs  map[seqKey]*laneSeq // the requests of warps with divergent lanes
+	warps []warpTrace         // nil when the block is not traced
 	// recent is a small direct-mapped cache in front of seqs: a warp's
 	// lanes go through the same few lines in turn.
 	recent [16]struct {
 		k   seqKey
 		seq *laneSeq
 	}
+}
+
+// profWarp is one warp's requests. For each lane outside div, the lane's
+// accesses so far are those of slots[:pos[lane]], and its j-th access
+// belongs to slots[j]. extra holds the requests that only divergent lanes
+// have made so far.
+type profWarp struct {
+	pos    [warpSize]int32
+	slots  []request
+	extra  []request
+	div    uint32 // lanes that left the shared sequence
+	mapped bool   // seqs holds this warp's requests
 }
 
 // seqKey names a warp's access sequence at one line and op, packed in a
@@ -267,18 +299,30 @@ func makeSeqKey(warp int, s site, op uint8) seqKey {
 func (k seqKey) site() site { return site(k >> 32) }
 func (k seqKey) op() uint8  { return uint8(k) }
 
-// laneSeq numbers each lane's accesses at one line; reqs[k] is the warp's
-// k-th request there.
+// laneSeq numbers the accesses of each divergent lane at one line and op;
+// reqs[k] names the warp's k-th request there (a slot, or ^i for extra[i]),
+// and the first shared of them are the shared sequence's.
 type laneSeq struct {
-	n    [warpSize]int32
-	reqs []*request
+	n      [warpSize]int32
+	shared int32
+	reqs   []int32
 }
 
+// request is a warp-level request: the lanes in it and what each lane
+// touched, nw[lane] keys from key[lane] on (one 32-byte sector for a
+// global access, the 4-byte words of the element otherwise). The first
+// access's memory says the request's space and element size.
 type request struct {
+	k     seqKey
 	m     *mem
 	lanes uint32
-	elem  int
-	keys  []int64 // distinct sectors (global) or 4-byte words (shared)
+	wide  bool // some lane's nw is not 1
+	nw    [warpSize]uint8
+	key   [warpSize]int64
+	// line is the statistics of the line, space and op lk, kept from the
+	// request's last use: a block's requests are those of the block before.
+	line *LineStats
+	lk   lineKey
 }
 
 func (w *worker) prof() bool { return w.l.prof != nil }
@@ -299,9 +343,24 @@ func (p *profWorker) block(w *worker, b *block) *profBlock {
 	if b == p.lastB {
 		return p.lastPB
 	}
+	return p.newBlock(b)
+}
+
+// newBlock is block past the last block's: it finds b's record, or makes
+// one.
+func (p *profWorker) newBlock(b *block) *profBlock {
 	pb := p.blocks[b]
 	if pb == nil {
-		pb = &profBlock{seqs: map[seqKey]*laneSeq{}}
+		if n := len(p.pbFree); n > 0 {
+			pb = p.pbFree[n-1]
+			p.pbFree = p.pbFree[:n-1]
+		} else {
+			pb = &profBlock{seqs: map[seqKey]*laneSeq{}}
+		}
+		if cap(pb.pw) < len(b.warps) {
+			pb.pw = make([]profWarp, len(b.warps))
+		}
+		pb.pw = pb.pw[:len(b.warps)]
 		if b.linear < p.tblocks {
 			pb.warps = make([]warpTrace, len(b.warps))
 			for i := range pb.warps {
@@ -311,9 +370,18 @@ func (p *profWorker) block(w *worker, b *block) *profBlock {
 		p.blocks[b] = pb
 	}
 	p.lastB, p.lastPB = b, pb
+	p.fastB, p.fastPW = nil, nil
+	if pb.warps == nil {
+		p.fastB, p.fastPW = b, pb.pw
+	}
 	return pb
 }
 
+// profAccess enters a checked load or store in its warp's request. The
+// usual access, of a lane going on along its warp's shared sequence in an
+// untraced block, takes the path written out here, which calls nothing
+// (values live across a call were spilled on every access);
+// profAccessSlow takes the rest.
 func (w *worker) profAccess(t *Thread, m *mem, i int, kind accKind, s site) {
 	op := opStore
 	if kind == accRead {
@@ -322,79 +390,235 @@ func (w *worker) profAccess(t *Thread, m *mem, i int, kind accKind, s site) {
 	} else {
 		w.stats.Stores++
 	}
+	p := w.pw
+	if p == nil || t.blk != p.fastB {
+		w.profAccessSlow(t, m, i, op, s)
+		return
+	}
+	lane := t.lane & (warpSize - 1)
+	wp := &p.fastPW[t.warp]
+	j, slots := int(wp.pos[lane]), wp.slots
+	if wp.div&(1<<lane) != 0 || j >= len(slots) || slots[j].k != makeSeqKey(t.warp, s, op) {
+		w.profAccessSlow(t, m, i, op, s)
+		return
+	}
+	p.clock++
+	wp.pos[lane] = int32(j + 1)
+	slots[j].note(lane, m, i)
+}
+
+//go:noinline
+func (w *worker) profAccessSlow(t *Thread, m *mem, i int, op uint8, s site) {
 	p := w.pstate()
 	p.clock++
 	pb := p.block(w, t.blk)
 	pb.event(t, p.clock)
+	lane := t.lane & (warpSize - 1)
 	k := makeSeqKey(t.warp, s, op)
-	e := &pb.recent[(k^k>>29^k>>8)&15]
-	seq := e.seq
-	if seq == nil || e.k != k {
-		if seq = pb.seqs[k]; seq == nil {
-			seq = &laneSeq{}
-			pb.seqs[k] = seq
-		}
-		e.k, e.seq = k, seq
-	}
-	n := int(seq.n[t.lane])
-	seq.n[t.lane]++
-	for len(seq.reqs) <= n {
-		var r *request
-		if f := len(p.free); f > 0 {
-			r = p.free[f-1]
-			p.free = p.free[:f-1]
-		} else {
-			r = &request{}
-		}
-		seq.reqs = append(seq.reqs, r)
-	}
-	r := seq.reqs[n]
-	if r.lanes == 0 {
-		r.m, r.elem = m, m.elemSize
-	}
-	r.lanes |= 1 << t.lane
-	off := int64(i) * int64(m.elemSize)
-	if m.space == GlobalSpace {
-		r.addKey(int64(m.id)<<40 | off/32)
+	wp := &pb.pw[t.warp]
+	var r *request
+	if j := int(wp.pos[lane]); wp.div&(1<<lane) == 0 && j < len(wp.slots) && wp.slots[j].k == k {
+		wp.pos[lane]++
+		r = &wp.slots[j]
 	} else {
-		for b := off; b < off+int64(m.elemSize); b += 4 {
-			r.addKey(b / 4)
+		r = pb.request(p, wp, k, lane, m)
+	}
+	r.note(lane, m, i)
+}
+
+// note enters lane's access of element i of m in the request.
+func (r *request) note(lane int, m *mem, i int) {
+	r.lanes |= 1 << lane
+	// i is within m (slowAccess checked it): off is not negative.
+	off := uint64(i) * uint64(m.elemSize)
+	if m.space == GlobalSpace {
+		r.key[lane], r.nw[lane] = int64(m.id)<<40|int64(off/32), 1
+	} else {
+		r.key[lane], r.nw[lane] = int64(off/4), uint8((m.elemSize+3)/4)
+		if m.elemSize > 4 {
+			r.wide = true
 		}
 	}
 }
 
-func (r *request) addKey(k int64) {
-	for _, x := range r.keys {
-		if x == k {
-			return
+// request finds the request of a lane's access past the shared sequence's
+// fast path: the lane extends the sequence, leaves it, or has left it.
+//
+// A request's memory is that of the access that makes it: the first.
+func (pb *profBlock) request(p *profWorker, wp *profWarp, k seqKey, lane int, m *mem) *request {
+	if wp.div&(1<<lane) == 0 {
+		j := int(wp.pos[lane])
+		if j == len(wp.slots) {
+			// The first of the converged lanes to go this far.
+			wp.pos[lane]++
+			return pb.extend(p, wp, k, m)
+		}
+		pb.diverge(p, wp, lane, j)
+	}
+	seq := pb.seq(p, k)
+	n := int(seq.n[lane])
+	seq.n[lane]++
+	if n < len(seq.reqs) {
+		if ref := seq.reqs[n]; ref >= 0 {
+			return &wp.slots[ref]
+		} else {
+			return &wp.extra[^ref]
 		}
 	}
-	r.keys = append(r.keys, k)
+	// A request no converged lane has made yet.
+	wp.extra = append(wp.extra, request{k: k, m: m})
+	seq.reqs = append(seq.reqs, ^int32(len(wp.extra)-1))
+	return &wp.extra[len(wp.extra)-1]
 }
 
-// flush retires the requests of a block that has finished.
+// extend appends a request with key k to the warp's shared sequence.
+func (pb *profBlock) extend(p *profWorker, wp *profWarp, k seqKey, m *mem) *request {
+	n := len(wp.slots)
+	if n < cap(wp.slots) {
+		wp.slots = wp.slots[:n+1]
+	} else {
+		wp.slots = append(wp.slots, request{})
+	}
+	r := &wp.slots[n]
+	r.k, r.m, r.lanes, r.wide = k, m, 0, false
+	if wp.mapped {
+		seq := pb.seq(p, k)
+		c := int(seq.shared)
+		seq.shared++
+		if c < len(seq.reqs) {
+			// Divergent lanes made the request first (reqs[c] is an
+			// extra one): it moves into the slot.
+			x := &wp.extra[^seq.reqs[c]]
+			*r = *x
+			x.m, x.lanes = nil, 0
+			seq.reqs[c] = int32(n)
+		} else {
+			seq.reqs = append(seq.reqs, int32(n))
+		}
+	}
+	return r
+}
+
+// diverge takes lane out of its warp's shared sequence at position j: the
+// lane's numbers per line and op become those of slots[:j].
+func (pb *profBlock) diverge(p *profWorker, wp *profWarp, lane, j int) {
+	if !wp.mapped {
+		wp.mapped = true
+		for n := range wp.slots {
+			seq := pb.seq(p, wp.slots[n].k)
+			seq.reqs = append(seq.reqs, int32(n))
+			seq.shared++
+		}
+	}
+	for n := range wp.slots[:j] {
+		pb.seq(p, wp.slots[n].k).n[lane]++
+	}
+	wp.div |= 1 << lane
+}
+
+// seq returns the sequence of key k, making it on first use.
+func (pb *profBlock) seq(p *profWorker, k seqKey) *laneSeq {
+	e := &pb.recent[(k^k>>29^k>>8)&15]
+	if e.seq != nil && e.k == k {
+		return e.seq
+	}
+	seq := pb.seqs[k]
+	if seq == nil {
+		if n := len(p.seqFree); n > 0 {
+			seq = p.seqFree[n-1]
+			p.seqFree = p.seqFree[:n-1]
+		} else {
+			seq = &laneSeq{}
+		}
+		pb.seqs[k] = seq
+	}
+	e.k, e.seq = k, seq
+	return seq
+}
+
+// flush retires the requests of a block that has finished and readies its
+// record for reuse.
 func (p *profWorker) flush(pb *profBlock) {
-	for k, seq := range pb.seqs {
-		for _, r := range seq.reqs {
-			if r.lanes != 0 {
-				p.account(k, r)
-			}
-			r.m, r.lanes, r.keys = nil, 0, r.keys[:0]
-			p.free = append(p.free, r)
+	for i := range pb.pw {
+		wp := &pb.pw[i]
+		for n := range wp.slots {
+			p.account(&wp.slots[n])
 		}
+		for n := range wp.extra {
+			p.account(&wp.extra[n])
+		}
+		for n := range wp.slots {
+			wp.slots[n].m = nil
+		}
+		wp.slots, wp.extra = wp.slots[:0], wp.extra[:0]
+		wp.pos = [warpSize]int32{}
+		wp.div, wp.mapped = 0, false
 	}
+	if len(pb.seqs) > 0 {
+		for _, seq := range pb.seqs {
+			seq.n, seq.shared, seq.reqs = [warpSize]int32{}, 0, seq.reqs[:0]
+			p.seqFree = append(p.seqFree, seq)
+		}
+		clear(pb.seqs)
+	}
+	pb.recent = [16]struct {
+		k   seqKey
+		seq *laneSeq
+	}{}
+	pb.warps = nil
 }
 
-func (p *profWorker) account(k seqKey, r *request) {
+// account adds a request to its line's and the launch's statistics.
+func (p *profWorker) account(r *request) {
+	if r.lanes == 0 { // an extra request that moved into a slot
+		return
+	}
+	k := r.k
 	lk := lineKey{s: k.site(), space: r.m.space, op: k.op()}
-	ls := p.lines[lk]
-	if ls == nil {
-		ls = &LineStats{Site: k.site().String(), Space: r.m.space, Op: profOpNames[k.op()]}
-		p.lines[lk] = ls
+	ls := r.line
+	if ls == nil || r.lk != lk {
+		if ls = p.lines[lk]; ls == nil {
+			ls = &LineStats{Site: k.site().String(), Space: r.m.space, Op: profOpNames[k.op()]}
+			p.lines[lk] = ls
+		}
+		r.line, r.lk = ls, lk
 	}
 	lanes := int64(bits.OnesCount32(r.lanes))
-	if r.m.space == GlobalSpace {
-		g := GlobalStats{Requests: 1, Accesses: lanes, Sectors: int64(len(r.keys)), Bytes: lanes * int64(r.elem)}
+	global := r.m.space == GlobalSpace
+	// The distinct sectors or words, and the most distinct words one bank
+	// holds: counted in one pass when the lanes' keys ascend (coalesced
+	// and strided requests), else sorted first.
+	var distinct, deg int
+	sorted := false
+	if !r.wide {
+		if global {
+			distinct, sorted = ascendingDistinct(r)
+		} else {
+			distinct, deg, sorted = ascendingBanks(r)
+		}
+	}
+	if !sorted {
+		var buf [4 * warpSize]int64
+		keys := buf[:0]
+		for l := r.lanes; l != 0; l &= l - 1 {
+			lane := bits.TrailingZeros32(l)
+			for x, end := r.key[lane], r.key[lane]+int64(r.nw[lane]); x < end; x++ {
+				keys = append(keys, x)
+			}
+		}
+		slices.Sort(keys)
+		var banks [32]int
+		distinct, deg = 0, 0
+		for n, x := range keys {
+			if n == 0 || x != keys[n-1] {
+				distinct++
+				banks[x&31]++
+				deg = max(deg, banks[x&31])
+			}
+		}
+	}
+	if global {
+		g := GlobalStats{Requests: 1, Accesses: lanes, Sectors: int64(distinct), Bytes: lanes * int64(r.m.elemSize)}
 		ls.Global.add(g)
 		if k.op() == opLoad {
 			p.mem.GlobalLoad.add(g)
@@ -403,14 +627,7 @@ func (p *profWorker) account(k seqKey, r *request) {
 		}
 		return
 	}
-	var banks [32]int
-	deg := 0
-	for _, word := range r.keys {
-		b := word & 31
-		banks[b]++
-		deg = max(deg, banks[b])
-	}
-	ideal := (len(r.keys)*4 + 127) / 128
+	ideal := (distinct*4 + 127) / 128
 	s := SharedStats{Requests: 1, Accesses: lanes, Wavefronts: int64(deg), IdealWavefronts: int64(ideal), MaxDegree: deg}
 	ls.Shared.add(s)
 	if k.op() == opLoad {
@@ -418,6 +635,59 @@ func (p *profWorker) account(k seqKey, r *request) {
 	} else {
 		p.mem.SharedStore.add(s)
 	}
+}
+
+// ascendingDistinct counts the distinct keys of a request (of at least one
+// lane) whose lanes each hold one, if they do not descend from lane to lane.
+func ascendingDistinct(r *request) (distinct int, ok bool) {
+	if r.lanes == 1<<warpSize-1 { // every lane: no mask to walk
+		prev := r.key[0]
+		distinct = 1
+		for _, x := range r.key[1:] {
+			if x < prev {
+				return 0, false
+			}
+			if x != prev {
+				distinct++
+			}
+			prev = x
+		}
+		return distinct, true
+	}
+	prev := r.key[bits.TrailingZeros32(r.lanes)]
+	distinct = 1
+	for l := r.lanes & (r.lanes - 1); l != 0; l &= l - 1 {
+		x := r.key[bits.TrailingZeros32(l)]
+		if x < prev {
+			return 0, false
+		}
+		if x != prev {
+			distinct++
+		}
+		prev = x
+	}
+	return distinct, true
+}
+
+// ascendingBanks is ascendingDistinct for words of shared memory, with the
+// most distinct words one bank holds.
+func ascendingBanks(r *request) (distinct, deg int, ok bool) {
+	var banks [32]int
+	prev := r.key[bits.TrailingZeros32(r.lanes)]
+	distinct, deg, banks[prev&31] = 1, 1, 1
+	for l := r.lanes & (r.lanes - 1); l != 0; l &= l - 1 {
+		x := r.key[bits.TrailingZeros32(l)]
+		if x < prev {
+			return 0, 0, false
+		}
+		if x != prev {
+			distinct++
+			banks[x&31]++
+			deg = max(deg, banks[x&31])
+		}
+		prev = x
+	}
+	return distinct, deg, true
 }
 
 const maxAtomicAddrs = 1 << 20
@@ -465,9 +735,11 @@ func (w *worker) profRetire(b *block) {
 	if pb := p.blocks[b]; pb != nil {
 		p.flush(pb)
 		delete(p.blocks, b)
+		p.pbFree = append(p.pbFree, pb)
 	}
 	if p.lastB == b {
 		p.lastB, p.lastPB = nil, nil
+		p.fastB, p.fastPW = nil, nil
 	}
 }
 
