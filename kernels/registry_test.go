@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpusim/gpusim/kernels"
@@ -171,5 +172,44 @@ func TestDeterministic(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParallelDetectionMatchesOneWorker runs every registry kernel, the
+// faulty variants included, with detection on one worker and on four: the
+// reports and results must be identical (speculative epochs, sim's
+// speculate.go). Clean kernels whose blocks keep to their own memory must
+// have kept their epochs, so the four workers did run them.
+func TestParallelDetectionMatchesOneWorker(t *testing.T) {
+	var kept, undone atomic.Int64
+	t.Run("kernels", func(t *testing.T) {
+		for _, k := range kernels.All() {
+			t.Run(k.Name, func(t *testing.T) {
+				t.Parallel()
+				for seed := uint64(1); seed <= 2; seed++ {
+					c := k.Generate(rand.New(rand.NewPCG(seed, 17)), min(maxSize(k), 1500), 0)
+					r1, b1, e1 := runSim(k, c, sim.Options{}.WithWorkers(1))
+					r4, b4, e4 := runSim(k, c, sim.Options{}.WithWorkers(4))
+					if fmt.Sprint(e1) != fmt.Sprint(e4) {
+						t.Fatalf("seed %d: reports differ:\none worker: %v\nfour: %v", seed, e1, e4)
+					}
+					if e1 == nil {
+						if err := (kernels.Rule{}).Check(r4, r1); err != nil {
+							t.Fatalf("seed %d: results differ: %v", seed, err)
+						}
+					}
+					if n := b1.Dev.Counters(); n.Epochs+n.EpochsUndone != 0 {
+						t.Fatalf("one worker ran %d epochs", n.Epochs+n.EpochsUndone)
+					}
+					n := b4.Dev.Counters()
+					kept.Add(n.Epochs)
+					undone.Add(n.EpochsUndone)
+				}
+			})
+		}
+	})
+	t.Logf("four workers: %d epochs kept, %d undone", kept.Load(), undone.Load())
+	if !raceBuild && kept.Load() == 0 {
+		t.Error("no epoch was kept: detection never ran on several workers")
 	}
 }

@@ -102,6 +102,9 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 	if w.l.aborted.Load() {
 		t.halt()
 	}
+	if w.l.epoch != nil {
+		t.specAbort("an atomic or strong operation")
+	}
 	w.tick()
 	if kind == accAtomic {
 		w.stats.Atomics++
@@ -180,6 +183,9 @@ func (t *Thread) fence(blockScope bool) {
 	w := t.w
 	if w.l.aborted.Load() {
 		t.halt()
+	}
+	if w.l.epoch != nil {
+		t.specAbort("a fence")
 	}
 	w.tick()
 	w.stats.Fences++

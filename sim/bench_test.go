@@ -117,6 +117,7 @@ func BenchmarkVectorAdd(b *testing.B) {
 		})
 	})
 	b.Run("detect", func(b *testing.B) { benchDetect(b, float64(s.n), s.launch, off) })
+	b.Run("detect-parallel", func(b *testing.B) { benchDetectParallel(b, float64(s.n), s.launch) })
 	b.Run("profile", func(b *testing.B) {
 		// The profiler (memory statistics per line, coalescing, bank
 		// conflicts) with detection off: what `gpusim run` pays by default.
@@ -193,6 +194,33 @@ func benchDetect(b *testing.B, nthreads float64, run func(*testing.B, sim.Option
 	})
 }
 
+// benchDetectParallel times run with detection on two workers (speculative
+// epochs, speculate.go) and reports the speed-up over one worker measured
+// in the same run, the two interleaved: issue 17's target is 1.7.
+func benchDetectParallel(b *testing.B, nthreads float64, run func(*testing.B, sim.Options)) {
+	if runtime.NumCPU() < 2 {
+		b.Skip("needs 2 CPUs")
+	}
+	withProcs(2, func() {
+		two, one := sim.Options{}.WithWorkers(2), sim.Options{}.WithWorkers(1)
+		run(b, two)
+		run(b, one)
+		var t1, t2 time.Duration
+		for b.Loop() {
+			start := time.Now()
+			run(b, two)
+			t2 += time.Since(start)
+			b.StopTimer()
+			start = time.Now()
+			run(b, one)
+			t1 += time.Since(start)
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(t2.Nanoseconds())/float64(b.N)/nthreads, "ns/thread")
+		b.ReportMetric(float64(t1)/float64(t2), "speedup-2v1")
+	})
+}
+
 // barriersOnly is the switch-cost floor: k barriers and nothing else.
 func barriersOnly(k int) sim.Kernel {
 	return func(t *sim.Thread) {
@@ -250,6 +278,7 @@ func BenchmarkReduceSum(b *testing.B) {
 		})
 	})
 	b.Run("detect", func(b *testing.B) { benchDetect(b, nthreads, run, off) })
+	b.Run("detect-parallel", func(b *testing.B) { benchDetectParallel(b, nthreads, run) })
 	b.Run("parallel", func(b *testing.B) {
 		if runtime.NumCPU() < 2 {
 			b.Skip("needs 2 CPUs")

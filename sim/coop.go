@@ -698,6 +698,9 @@ type coopState struct {
 // coopState is made on first use, under the launch's lock: the first users
 // may be blocks on different workers.
 func (l *launch) coopState() *coopState {
+	if l.epoch != nil {
+		l.specFail("a cooperative group")
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.coop == nil {

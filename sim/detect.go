@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // This file holds the detectors' per-access work: shadow memory, the
 // happens-before test, uninitialised reads, and the spin watch that keeps
@@ -287,7 +290,7 @@ type hbView struct {
 func (t *Thread) view(floor uint32) *hbView {
 	v := &t.x.view
 	v.floor, v.phase, v.atomics = floor, uint16(t.blk.phase), t.x.hb.vc != nil
-	v.ctxs = t.w.l.ctxs
+	v.ctxs = t.w.ctxView
 	return v
 }
 
@@ -386,12 +389,22 @@ func (t *Thread) checkCell(r, m *mem, i int, c *cell, kind accKind, s site, floo
 // concurrent reader replaces the older: FastTrack's read-shared vector
 // clock, bounded at two. RATIONALE.md discusses what that misses.
 func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32) {
+	var mu *sync.Mutex
+	if e := t.w.l.epoch; e != nil && r.space == GlobalSpace {
+		t.specCheckCell(r, c)
+		mu = &e.mu
+	}
 	v := t.view(floor)
 	g := t.gid
 	if c.w.gid >= floor && !(v.inBlock(c.w) || v.orderedElse(c.w)) {
 		t.race(m, i, accRead, s, c.w, false)
 	}
 	nr := rec{g, t.w.ctxOf(uint32(s), uint64(when)|uint64(t.x.hb.clock)<<32)}
+	if mu != nil {
+		// Another worker may add or free a pair of this buffer.
+		mu.Lock()
+		defer mu.Unlock()
+	}
 	var buf [2]rec
 	p := r.readSlots(c, &buf)
 	switch {
@@ -417,11 +430,23 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 //
 //go:noinline
 func (t *Thread) checkOrder(r, m *mem, i int, kind accKind, c *cell, s site, when, floor uint32) {
+	e := t.w.l.epoch
+	if e != nil && r.space == GlobalSpace {
+		t.specCheckCell(r, c)
+	} else {
+		e = nil
+	}
 	v := t.view(floor)
 	// Atomics never race with atomics.
 	atomics := kind == accAtomic && v.decode(c.w).site&atomicBit != 0
 	if c.w.gid >= v.floor && !atomics && !v.ordered(c.w) {
 		t.race(m, i, kind, s, c.w, false)
+	}
+	nw := rec{t.gid, t.w.ctxOf(siteBits(s, kind), uint64(when)|uint64(t.x.hb.clock)<<32)}
+	if e != nil {
+		// Another worker may add or free a pair of this buffer.
+		e.mu.Lock()
+		defer e.mu.Unlock()
 	}
 	var buf [2]rec
 	p := r.readSlots(c, &buf)
@@ -431,7 +456,7 @@ func (t *Thread) checkOrder(r, m *mem, i int, kind accKind, c *cell, s site, whe
 			break
 		}
 	}
-	c.w = rec{t.gid, t.w.ctxOf(siteBits(s, kind), uint64(when)|uint64(t.x.hb.clock)<<32)}
+	c.w = nw
 	r.clearReads(c)
 }
 
@@ -450,6 +475,9 @@ func siteBits(s site, kind accKind) uint32 {
 //
 //go:noinline
 func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
+	if t.w.l.epoch != nil {
+		t.specAbort("a finding")
+	}
 	x := t.x
 	if x.spanMute&muteUninit != 0 {
 		return
@@ -463,7 +491,12 @@ func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
 // race reports the current access racing with record prev (in a read slot
 // if slot).
 func (t *Thread) race(m *mem, i int, kind accKind, s site, prev rec, slot bool) {
-	c := &t.w.l.ctxs[prev.ctx]
+	if l := t.w.l; l.epoch != nil {
+		// (No halt: the caller may hold the epoch's lock.)
+		l.specFail("a finding")
+		return
+	}
+	c := &t.w.ctxView[prev.ctx]
 	a := access{gid: prev.gid, site: c.site, when: c.when, clock: c.clock}
 	t.raceOp(m, i, opNames[kind], s, &a, slot)
 }
@@ -489,6 +522,10 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	}
 	x.spanHit |= muteRace
 	l := t.w.l
+	if l.epoch != nil {
+		l.specFail("a finding")
+		return
+	}
 	pop := opOf(prev, slot)
 	k := raceKey{mem: m, cur: s, prev: site(prev.site & siteMask), curOp: opIndex(op), prevOp: opIndex(pop)}
 	if k.curOp == 0 || k.prevOp == 0 {
@@ -651,7 +688,13 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 				r = m.vroot
 			}
 			if r.shadow == nil || r.dev != l.dev {
+				if l.epoch != nil {
+					t.specAbort("a buffer with no shadow yet")
+				}
 				t.firstShadow(r, s)
+			}
+			if l.epoch != nil && m.space == GlobalSpace {
+				t.specAccess(m, r, i, kind)
 			}
 			t.x.hb.notePast(fn, line, s)
 			floor := l.gidBase
@@ -689,7 +732,11 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 					t.checkOrder(m, m, i, kind, c, s, when, floor)
 				}
 				if kind != accRead {
-					m.setUnitInit(i)
+					if l.epoch != nil {
+						m.setUnitInitShared(i)
+					} else {
+						m.setUnitInit(i)
+					}
 				}
 			} else {
 				t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.checkCell(r, m, i, c, kind, s, floor) })
@@ -798,6 +845,9 @@ func (s *spinWatch) looksStuck() bool { return !s.overflow && !s.changed }
 // spinYield parks a thread that made no progress until others have run.
 func (t *Thread) spinYield() {
 	w := t.w
+	if w.l.epoch != nil {
+		t.specAbort("spinning")
+	}
 	t.waitSite = w.sites.callerSite()
 	t.state = stSpinning
 	w.spinq = append(w.spinq, t)

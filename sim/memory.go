@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -86,6 +87,11 @@ type mem struct {
 	// it shows, and the byte offset of its element 0 in it; see view.go.
 	vroot *mem
 	vbyte int
+
+	// raw is a global allocation's bytes (nil if it has none), and undo
+	// has a bit per chunk an epoch saved (speculate.go).
+	raw  unsafe.Pointer
+	undo atomic.Pointer[[]uint32]
 }
 
 // setInit marks element i of m (an allocation or a view) initialised.
@@ -162,7 +168,10 @@ func Alloc[T Storable](d *Device, name string, n int) (*Buffer[T], error) {
 	b := &Buffer[T]{data: makeStorage[T](n)}
 	b.mem = mem{name: name, space: GlobalSpace, elemSize: int(size), n: n, dev: d, bytes: bytes}
 	b.initRoot(false)
-	b.release = func() { b.data, b.n, b.init = nil, 0, nil }
+	if n > 0 {
+		b.raw = unsafe.Pointer(unsafe.SliceData(b.data))
+	}
+	b.release = func() { b.data, b.n, b.init, b.raw = nil, 0, nil, nil }
 	d.register(&b.mem)
 	return b, nil
 }

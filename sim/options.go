@@ -61,6 +61,7 @@ type Options struct {
 	schedule    Schedule
 	noDetect    bool
 	workers     int
+	specBudget  int // bytes of saved chunks a speculative epoch may hold; 0 is specUndoBudget (tests set less)
 	warpModel   WarpModel
 	sharedOptIn bool
 	profile     *Profile
@@ -110,8 +111,14 @@ func (o Options) WithDetection(on bool) Options { o.noDetect = !on; return o }
 // block stays deterministic; what is not deterministic with n > 1 is the
 // interleaving of different blocks: the order of atomics on one address from
 // different blocks (and so float atomic sums), and the outcome of
-// cross-block races. Detection needs one view of all memory, so a launch
-// with detection on runs on one worker whatever n is.
+// cross-block races. With detection on, n workers run blocks speculatively
+// in epochs and the findings, their text and the memory left are those of
+// one worker (speculate.go): an epoch in which blocks meet (touch a common
+// word, use atomics or fences, spin) or anything is found is undone and
+// run on one worker, and so is every later launch of that kernel on the
+// device. Undoing runs a block's Go code again: a kernel with side effects
+// outside simulated memory (a Go counter, a log) sees them twice. The
+// default is one worker.
 func (o Options) WithWorkers(n int) Options {
 	if n <= 0 {
 		n = -1

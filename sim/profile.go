@@ -23,6 +23,11 @@ type Counters struct {
 	// the runtime's unwinder (see slowCaller). A performance diagnostic,
 	// normally 0.
 	SlowSites int64
+	// Epochs counts the epochs of blocks that detected launches ran on
+	// several workers and kept; EpochsUndone those undone and run again
+	// on one worker (speculate.go). Both stay 0 on one worker.
+	Epochs       int64 `json:",omitempty"`
+	EpochsUndone int64 `json:",omitempty"`
 }
 
 func (c *Counters) add(o *Counters) {
@@ -35,6 +40,8 @@ func (c *Counters) add(o *Counters) {
 	c.Collectives += o.Collectives
 	c.Fences += o.Fences
 	c.SlowSites += o.SlowSites
+	c.Epochs += o.Epochs
+	c.EpochsUndone += o.EpochsUndone
 }
 
 // Profile is what one launch did, in the terms of Nsight Compute's memory

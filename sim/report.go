@@ -337,6 +337,10 @@ func (l *launch) markFatal() {
 }
 
 func (l *launch) addFinding(f Finding) {
+	if l.epoch != nil && l.stop.Load() == 0 {
+		l.specFail("a finding")
+		return
+	}
 	l.mu.Lock()
 	l.findings.add(f)
 	l.mu.Unlock()
@@ -389,6 +393,10 @@ func (l *launch) countRace(k raceKey) bool {
 
 // addRace records race finding f, whose key is k.
 func (l *launch) addRace(k raceKey, f Finding) {
+	if l.epoch != nil && l.stop.Load() == 0 {
+		l.specFail("a finding")
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.races == nil {

@@ -54,6 +54,13 @@ type launch struct {
 	nextBlock atomic.Int64
 	progress  atomic.Uint64 // cross-worker progress, for parallel stuck checks
 	_         [64]byte
+	// limit is the first block not to admit: the grid's size, or 1 while
+	// block 0 runs alone before speculation (speculate.go).
+	limit atomic.Int64
+	// epoch is the speculation running, while detection runs on several
+	// workers (speculate.go); lastSpecFailure says what failed the last.
+	epoch           *specState
+	lastSpecFailure string
 
 	mu       sync.Mutex // guards findings and syncVars in parallel mode
 	findings findingSet
@@ -114,6 +121,9 @@ const maxIdle = 2048
 // block is a resident block: its threads, warps, barrier and shared memory.
 // Blocks are recycled within a worker.
 type block struct {
+	// The padding at both ends keeps another worker's block, perhaps
+	// allocated next to this one, off the cache lines its threads write.
+	_        [64]byte
 	idx      Dim3
 	linear   int
 	threads  []Thread
@@ -136,7 +146,8 @@ type block struct {
 	phase      uint32
 	gidBase    uint32 // gid of thread 0
 	dynamic    sharedArray
-	exitedPast int // threads that exited in the current barrier phase with a past (detection)
+	exitedPast int         // threads that exited in the current barrier phase with a past (detection)
+	fps        []footprint // global units its threads touched, in an epoch (speculate.go)
 	// barChain is where the barrier being waited at stands in each kernel
 	// function on the stack (detection): its own line, and the line that
 	// called the helper it sits in, and so on out to the kernel.
@@ -144,6 +155,7 @@ type block struct {
 	// lastChain is barChain of the barrier the block passed last: where
 	// every live thread's last barrier stands.
 	lastChain []pastOp
+	_         [64]byte
 }
 
 // worker runs blocks one after another (or a few at once, when threads spin
@@ -159,16 +171,23 @@ type worker struct {
 	free   []*block
 	live   int // live threads over resident blocks
 
-	progress  uint64 // bumped by every change of memory, thread exit and block admission
-	spinMark  uint64
-	stuck     int
-	rng       *rand.Rand
-	sites     siteCache
-	ctxs      ctxCache // detection: context ids of recent accesses
-	stats     Counters
-	parallel  bool
-	lastShare uint64
-	pw        *profWorker // profiling state, when profiling
+	progress uint64 // bumped by every change of memory, thread exit and block admission
+	spinMark uint64
+	stuck    int
+	rng      *rand.Rand
+	sites    siteCache
+	ctxs     ctxCache // detection: context ids of recent accesses
+	// ctxView is the launch's context table as far as this worker has
+	// interned: what its records' ids index (see internCtx).
+	ctxView []accessCtx
+	fps     []footprint // footprints of the blocks it retired in an epoch
+	// batchLo and batchHi are the blocks an epoch's worker took and has
+	// not yet admitted (see admit).
+	batchLo, batchHi int
+	stats            Counters
+	parallel         bool
+	lastShare        uint64
+	pw               *profWorker // profiling state, when profiling
 	// special is set when a thread's exit has more to do than the
 	// bookkeeping: detection, profiling or the lockstep warp model.
 	special bool
@@ -383,6 +402,12 @@ func (w *worker) popRunnable() *Thread {
 func (w *worker) run() {
 	defer w.finished.Store(true)
 	defer w.shutdown()
+	w.runBlocks()
+}
+
+// runBlocks is run without the shutdown: an epoch's worker runs it once an
+// epoch (speculate.go).
+func (w *worker) runBlocks() {
 	for !w.l.aborted.Load() {
 		w.turns++
 		if w.live == 0 {
@@ -490,6 +515,11 @@ func spinOpsFor(live int) int {
 // watched for spinning at once when the worker's live threads are many
 // (spinOpsFor).
 func (w *worker) admitMore() bool {
+	if l := w.l; l.limit.Load() < int64(l.nblocks) {
+		// Block 0 running alone spins, perhaps on other blocks: the
+		// launch runs on this worker (speculate.go).
+		l.limit.Store(int64(l.nblocks))
+	}
 	n := w.l.resident - len(w.blocks)
 	admitted := false
 	for ; n > 0; n-- {
@@ -512,8 +542,23 @@ func (w *worker) admitMore() bool {
 // admit makes the launch's next block resident on this worker.
 func (w *worker) admit() bool {
 	l := w.l
-	i := int(l.nextBlock.Add(1) - 1)
-	if i >= l.nblocks {
+	var i int
+	if s := l.epoch; s != nil {
+		// Blocks are taken specBatch at a time, so that each worker
+		// runs neighbouring blocks; a batch taken is run to its end.
+		if w.batchLo >= w.batchHi {
+			if s.full.Load() || s.failed.Load() {
+				return false
+			}
+			j := l.nextBlock.Add(specBatch) - specBatch
+			if j >= l.limit.Load() {
+				return false
+			}
+			w.batchLo, w.batchHi = int(j), min(int(j)+specBatch, l.nblocks)
+		}
+		i = w.batchLo
+		w.batchLo++
+	} else if i = int(l.nextBlock.Add(1) - 1); i >= int(l.limit.Load()) {
 		return false
 	}
 	var b *block
@@ -571,6 +616,7 @@ func (w *worker) resetBlock(b *block, i int) {
 	b.acquired = false
 	b.exitedPast = 0
 	b.lastChain = b.lastChain[:0]
+	b.fps = b.fps[:0]
 	b.staticB = 0
 	b.declared = 0
 	for k := range b.static {
@@ -655,6 +701,9 @@ func (w *worker) retire(b *block) {
 		}
 	}
 	w.stats.Blocks++
+	if w.l.epoch != nil {
+		w.fps = append(w.fps, b.fps...)
+	}
 	w.free = append(w.free, b)
 	if w.parallel {
 		w.l.progress.Add(1)
@@ -783,9 +832,14 @@ func (w *worker) groupLive(kind Kind) (g *grouper, spinning bool) {
 
 // Run the launch's blocks on the configured workers.
 func (l *launch) run() {
+	l.limit.Store(int64(l.nblocks))
 	n := l.opts.workers
 	if n < 0 {
 		n = runtime.GOMAXPROCS(0)
+	}
+	if l.speculates(n) {
+		l.runSpeculative(n)
+		return
 	}
 	// A cooperative launch runs on one worker: grid.sync's barrier parks
 	// every block's leader until all have arrived, which the residency of
@@ -831,6 +885,7 @@ func (l *launch) newWorker(parallel bool) *worker {
 			l.ctxs = []accessCtx{{}} // id 0 is no context
 			l.ctxIndex = map[accessCtx]uint32{}
 		}
+		w.ctxView = l.ctxs
 	}
 	return w
 }

@@ -1,6 +1,9 @@
 package sim
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Shadow memory: what detection records of the bytes kernels touch.
 //
@@ -88,12 +91,17 @@ func (w *worker) ctxOf(site uint32, wc uint64) uint32 {
 func (w *worker) internCtx(site uint32, wc uint64) uint32 {
 	k := accessCtx{site, uint32(wc), uint32(wc >> 32)}
 	l := w.l
+	if s := l.epoch; s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	id, ok := l.ctxIndex[k]
 	if !ok {
 		id = uint32(len(l.ctxs))
 		l.ctxs = append(l.ctxs, k)
 		l.ctxIndex[k] = id
 	}
+	w.ctxView = l.ctxs
 	e := &w.ctxs[uint8(site)]
 	e.site, e.wc, e.id = site, wc, id
 	return id
@@ -161,6 +169,15 @@ func (r *mem) unitInit(u int) bool {
 }
 
 func (r *mem) setUnitInit(u int) { r.init[u>>6] |= 1 << (uint(u) & 63) }
+
+// setUnitInitShared is setUnitInit while blocks on other workers may set
+// bits of the same word (speculate.go).
+func (r *mem) setUnitInitShared(u int) {
+	w, bit := &r.init[u>>6], uint64(1)<<(uint(u)&63)
+	if *w&bit == 0 {
+		atomic.OrUint64(w, bit)
+	}
+}
 
 // span is the part of its allocation that element i of m (an allocation or
 // a view) covers: from byte b0, size bytes.
@@ -348,7 +365,11 @@ func (t *Thread) eachCell(m *mem, i int, kind accKind, s site, check func(r *mem
 			}
 			check(r, &r.shadow[k])
 			if kind != accRead {
-				r.setUnitInit(k)
+				if t.w.l.epoch != nil {
+					r.setUnitInitShared(k)
+				} else {
+					r.setUnitInit(k)
+				}
 			}
 			x.spanMute = x.spanHit
 		} else {

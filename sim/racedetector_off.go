@@ -1,0 +1,6 @@
+//go:build !race
+
+package sim
+
+// raceDetector: see racedetector_on.go.
+const raceDetector = false
