@@ -693,15 +693,19 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 				}
 				t.firstShadow(r, s)
 			}
-			if l.epoch != nil && m.space == GlobalSpace {
-				t.specAccess(m, r, i, kind)
-			}
 			t.x.hb.notePast(fn, line, s)
 			floor := l.gidBase
 			if m.space == SharedSpace {
 				floor = t.blk.gidBase
 			}
 			if m.oneCell && r.shadow[i].w.gid != tagGid {
+				// (m is an allocation: a view is never oneCell.)
+				if l.epoch != nil && m.space == GlobalSpace && !((kind == accRead || r.chunkSaved(i)) && t.w.inFootprint(r, i)) {
+					// specAccess's usual case is the test: in the
+					// batch's footprint, and read or in a chunk saved
+					// already.
+					t.specAccess(m, r, i, kind)
+				}
 				c := &r.shadow[i]
 				if kind != accWrite && !m.unitInit(i) {
 					t.uninitRead(m, i, kind, s)
@@ -739,6 +743,9 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 					}
 				}
 			} else {
+				if l.epoch != nil && m.space == GlobalSpace {
+					t.specAccess(m, r, i, kind)
+				}
 				t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.checkCell(r, m, i, c, kind, s, floor) })
 			}
 		}

@@ -146,8 +146,7 @@ type block struct {
 	phase      uint32
 	gidBase    uint32 // gid of thread 0
 	dynamic    sharedArray
-	exitedPast int         // threads that exited in the current barrier phase with a past (detection)
-	fps        []footprint // global units its threads touched, in an epoch (speculate.go)
+	exitedPast int // threads that exited in the current barrier phase with a past (detection)
 	// barChain is where the barrier being waited at stands in each kernel
 	// function on the stack (detection): its own line, and the line that
 	// called the helper it sits in, and so on out to the kernel.
@@ -180,7 +179,12 @@ type worker struct {
 	// ctxView is the launch's context table as far as this worker has
 	// interned: what its records' ids index (see internCtx).
 	ctxView []accessCtx
-	fps     []footprint // footprints of the blocks it retired in an epoch
+	// bfp and bmore are the footprints of the batch of blocks it runs in
+	// an epoch, by buffer id (bmore when two ids share a slot), fps those
+	// of its earlier batches in the epoch (speculate.go).
+	bfp   [8]footprint
+	bmore []footprint
+	fps   []footprint
 	// batchLo and batchHi are the blocks an epoch's worker took and has
 	// not yet admitted (see admit).
 	batchLo, batchHi int
@@ -555,6 +559,7 @@ func (w *worker) admit() bool {
 				return false
 			}
 			w.batchLo, w.batchHi = int(j), min(int(j)+specBatch, l.nblocks)
+			w.endBatch()
 		}
 		i = w.batchLo
 		w.batchLo++
@@ -616,7 +621,6 @@ func (w *worker) resetBlock(b *block, i int) {
 	b.acquired = false
 	b.exitedPast = 0
 	b.lastChain = b.lastChain[:0]
-	b.fps = b.fps[:0]
 	b.staticB = 0
 	b.declared = 0
 	for k := range b.static {
@@ -701,11 +705,10 @@ func (w *worker) retire(b *block) {
 		}
 	}
 	w.stats.Blocks++
-	if w.l.epoch != nil {
-		w.fps = append(w.fps, b.fps...)
-	}
 	w.free = append(w.free, b)
-	if w.parallel {
+	if w.parallel && w.l.epoch == nil {
+		// (An epoch fails on spinning: no worker waits for another's
+		// progress.)
 		w.l.progress.Add(1)
 	}
 	if p := w.l.prog; p != nil {

@@ -19,18 +19,20 @@ import (
 // detected launch on several workers speculates, epoch by epoch:
 //
 //   - Block 0 runs alone (it makes the buffers' shadow and most contexts).
-//   - An epoch runs the next blocks on every worker. Each block records the
-//     units of each global buffer it touches (its footprint: lowest and
-//     highest), and before a write saves the 1024-unit chunk it falls in
-//     (memory and initialisation bits) once per epoch.
+//   - An epoch runs the next blocks on every worker, specBatch consecutive
+//     blocks at a time. A worker records the units of each global buffer
+//     its batch touches (the footprint: lowest and highest), and before a
+//     write saves the 1024-unit chunk it falls in (memory and
+//     initialisation bits) once per epoch.
 //   - The epoch fails, at once, on anything whose outcome could depend on
 //     the order of blocks: a record of another block of the launch in a
 //     cell the block touches, an atomic, fence or strong operation, a part
 //     of a unit, spinning, a buffer with no shadow yet, and any finding at
 //     all (findings are rare; a launch with them is what must match
-//     exactly). When the epoch ends, footprints of its blocks that overlap
-//     fail it too: that catches two blocks touching a unit at the same
-//     moment, which neither record check sees.
+//     exactly). When the epoch ends, footprints of batches that overlap
+//     fail it too: that catches two blocks on two workers touching a unit
+//     at the same moment, which neither record check sees (blocks of one
+//     worker run one after another, so the record check sees them).
 //   - A failed epoch is undone: the saved chunks restore memory and
 //     initialisation bits, and the cells in its blocks' footprints lose the
 //     records of its blocks (cells an epoch's block changes held no record
@@ -50,7 +52,7 @@ import (
 const (
 	undoChunkUnits = 1024    // units a saved chunk covers
 	specUndoBudget = 4 << 20 // bytes of saved chunks an epoch may hold
-	specBatch      = 16      // blocks a worker takes at once in an epoch
+	specBatch      = 64      // blocks a worker takes at once in an epoch
 )
 
 // specState is an epoch of speculation.
@@ -119,7 +121,7 @@ func (t *Thread) specAccess(m, r *mem, i int, kind accKind) {
 			t.specAbort("a split unit")
 		}
 	}
-	t.blk.noteFootprint(r, k0, k1)
+	t.w.noteFootprint(r, k0, k1)
 	if kind != accRead {
 		bits := r.undo.Load()
 		for c := k0 / undoChunkUnits; c <= k1/undoChunkUnits; c++ {
@@ -133,27 +135,62 @@ func (t *Thread) specAccess(m, r *mem, i int, kind accKind) {
 	}
 }
 
-// noteFootprint widens the block's footprint in r to units [k0, k1].
-func (b *block) noteFootprint(r *mem, k0, k1 int) {
-	for j := range b.fps {
-		f := &b.fps[j]
-		if f.r == r {
-			if k0 < f.lo {
-				f.lo = k0
+// chunkSaved reports whether the chunk of unit k of r is saved in this
+// epoch.
+func (r *mem) chunkSaved(k int) bool {
+	bits := r.undo.Load()
+	c := k / undoChunkUnits
+	return bits != nil && atomic.LoadUint32(&(*bits)[c>>5])&(1<<(c&31)) != 0
+}
+
+// inFootprint widens the batch's footprint in r to unit k, if the batch
+// has one in r (in r's slot), and reports whether it had.
+func (w *worker) inFootprint(r *mem, k int) bool {
+	f := &w.bfp[uint32(r.id)&uint32(len(w.bfp)-1)]
+	if f.r != r {
+		return false
+	}
+	if k < f.lo {
+		f.lo = k
+	}
+	if k > f.hi {
+		f.hi = k
+	}
+	return true
+}
+
+// noteFootprint widens the batch's footprint in r to units [k0, k1]: in
+// r's slot of w.bfp, or if another buffer holds it, in w.bmore.
+func (w *worker) noteFootprint(r *mem, k0, k1 int) {
+	f := &w.bfp[uint32(r.id)&uint32(len(w.bfp)-1)]
+	if f.r == nil {
+		*f = footprint{r, k0, k1}
+		return
+	}
+	if f.r != r {
+		for j := range w.bmore {
+			if w.bmore[j].r == r {
+				f = &w.bmore[j]
+				goto widen
 			}
-			if k1 > f.hi {
-				f.hi = k1
-			}
-			return
+		}
+		w.bmore = append(w.bmore, footprint{r, k0, k1})
+		return
+	}
+widen:
+	f.lo, f.hi = min(f.lo, k0), max(f.hi, k1)
+}
+
+// endBatch moves the batch's footprints to w.fps.
+func (w *worker) endBatch() {
+	for j := range w.bfp {
+		if w.bfp[j].r != nil {
+			w.fps = append(w.fps, w.bfp[j])
+			w.bfp[j] = footprint{}
 		}
 	}
-	if b.fps == nil {
-		// 8 footprints are 256 bytes, a size class of whole cache lines:
-		// another worker's block never shares a line with them, which
-		// every access writes.
-		b.fps = make([]footprint, 0, 8)
-	}
-	b.fps = append(b.fps, footprint{r, k0, k1})
+	w.fps = append(w.fps, w.bmore...)
+	w.bmore = w.bmore[:0]
 }
 
 // specCheckCell fails the epoch if cell c of global buffer r holds a
@@ -380,6 +417,7 @@ func (l *launch) runSpeculative(n int) {
 		l.nextBlock.Store(int64(next))
 		l.limit.Store(int64(l.nblocks))
 		for i, w := range ws {
+			w.endBatch()
 			w.fps = w.fps[:0]
 			kept[i] = w.stats
 			gos[i] <- true
@@ -391,10 +429,8 @@ func (l *launch) runSpeculative(n int) {
 		s.gidHi = l.gidBase + uint32(end*l.tpb)
 		var fps []footprint
 		for _, w := range ws {
+			w.endBatch()
 			fps = append(fps, w.fps...)
-			for _, b := range w.blocks {
-				fps = append(fps, b.fps...)
-			}
 		}
 		if l.stop.Load() != 0 {
 			// Stopped from outside: what ran stays, as on one worker.
