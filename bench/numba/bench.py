@@ -34,6 +34,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kernels  # noqa: E402
 
 
+MODES = ("on", "on-cores", "off")  # gpusim's, as bench/numba/gpusim names them
+
+
 def log(*a):
     print(*a, file=sys.stderr, flush=True)
 
@@ -111,7 +114,7 @@ def main():
     names = [b.name for b in bs]
     threads = {b.name: b.threads for b in bs}
     numba_s = {n: [] for n in names}
-    gs = {m: {n: [] for n in names} for m in ("on", "off")}
+    gs = {m: {n: [] for n in names} for m in MODES}
     race, go_version, gomaxprocs = "", "", 0
     racy_values = []
     start = time.time()
@@ -127,7 +130,7 @@ def main():
                 d = gpusim_round(args.gpusim, ["-target", args.gpusim_target])
                 go_version, gomaxprocs = d["go_version"], d["gomaxprocs"]
                 for res in d["results"]:
-                    for m in ("on", "off"):
+                    for m in MODES:
                         gs[m][res["name"]].extend(res["ns_per_thread"][m])
                     if res.get("race_report"):
                         race = res["race_report"]
@@ -140,25 +143,26 @@ def main():
     print(f"- machine: `{platform.machine()}`, {cpu_model()}, {os.cpu_count()} cores")
     print(f"- Numba {numba.__version__} (NUMBA_ENABLE_CUDASIM=1), NumPy {numpy.__version__}, "
           f"Python {platform.python_version()} ({sys.executable})")
-    print(f"- gpusim built with {go_version}, GOMAXPROCS={gomaxprocs} (default), one worker")
+    print(f"- gpusim built with {go_version}, GOMAXPROCS={gomaxprocs} (default); \"on\" and \"off\": one worker "
+          f"(the default); \"on, every core\": Options.WithWorkers(0), detection's speculative epochs (sim/speculate.go)")
     rounds = f"{args.rounds} interleaved round" + ("s" if args.rounds != 1 else "")
     print(f"- {rounds} ({elapsed:.0f} s, Numba and gpusim alternating which goes first); launches only, warm; "
           f"min and median over rounds of each round's mean time per simulated thread")
     print()
-    print("| kernel | threads | Numba µs/thread (min / med) | gpusim detect on ns/thread (min / med) "
-          "| gpusim detect off ns/thread (min / med) | Numba / gpusim on (min / med) "
+    print("| kernel | threads | Numba µs/thread (min / med) | gpusim ns/thread, detect on / on, every core / off (medians) "
+          "| Numba / gpusim on (min / med) | Numba / gpusim on, every core (min / med) "
           "| Numba / gpusim off (min / med) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for n in names:
         nb = [v * 1e9 for v in numba_s[n]]  # ns per thread
-        on, off = gs["on"][n], gs["off"][n]
         nmin, nmed = min(nb), statistics.median(nb)
-        onmin, onmed = min(on), statistics.median(on)
-        offmin, offmed = min(off), statistics.median(off)
-        print(f"| {n} | {threads[n]:,} | {fmt(nmin / 1e3, 1)} / {fmt(nmed / 1e3, 1)} "
-              f"| {fmt(onmin, 1)} / {fmt(onmed, 1)} | {fmt(offmin, 1)} / {fmt(offmed, 1)} "
-              f"| {ratio(nmin / onmin)} / {ratio(nmed / onmed)} "
-              f"| {ratio(nmin / offmin)} / {ratio(nmed / offmed)} |")
+        cells = []
+        for m in MODES:
+            g = gs[m][n]
+            cells.append(f"{ratio(nmin / min(g))} / {ratio(nmed / statistics.median(g))}")
+        meds = " / ".join(fmt(statistics.median(gs[m][n]), 1) for m in MODES)
+        print(f"| {n} | {threads[n]:,} | {fmt(nmin / 1e3, 1)} / {fmt(nmed / 1e3, 1)} | {meds} | "
+              + " | ".join(cells) + " |")
     print()
     print("Results checked on both sides every round (vector add, reduction sum and "
           "histogram counts exactly, matmul against a float64 CPU reference).")

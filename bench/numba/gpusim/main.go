@@ -289,15 +289,23 @@ func benches(dev *sim.Device) []*bench {
 	return bs
 }
 
-// launch runs one launch of b with detection on or off and checks what it
-// returned: nil, except a data race report for the racy kernel with
-// detection on.
-func (b *bench) launch(dev *sim.Device, detect bool) (time.Duration, error) {
+// modes are the ways each kernel is timed: detection on (one worker, the
+// default), detection on with a worker per core (speculative epochs whose
+// findings are one worker's), detection off (one worker).
+var modes = []string{"on", "on-cores", "off"}
+
+// launch runs one launch of b in mode and checks what it returned: nil,
+// except a data race report for the racy kernel with detection on.
+func (b *bench) launch(dev *sim.Device, mode string) (time.Duration, error) {
 	if err := b.reset(); err != nil {
 		return 0, err
 	}
+	detect := mode != "off"
 	cfg := b.cfg
 	cfg.Options = sim.Options{}.WithDetection(detect)
+	if mode == "on-cores" {
+		cfg.Options = cfg.Options.WithWorkers(0)
+	}
 	start := time.Now()
 	err := dev.Launch(cfg, b.kernel)
 	d := time.Since(start)
@@ -315,7 +323,7 @@ func (b *bench) launch(dev *sim.Device, detect bool) (time.Duration, error) {
 type Result struct {
 	Name    string `json:"name"`
 	Threads int    `json:"threads"`
-	// NsPerThread maps "on"/"off" (detection) to one mean per round.
+	// NsPerThread maps each of modes to one mean per round.
 	NsPerThread map[string][]float64 `json:"ns_per_thread"`
 	Launches    map[string][]int     `json:"launches"`
 	Race        string               `json:"race_report,omitempty"`
@@ -345,15 +353,14 @@ func main() {
 	}
 	for r := 0; r < *rounds; r++ {
 		for i, b := range bs {
-			for _, mode := range []string{"on", "off"} {
-				detect := mode == "on"
-				if _, err := b.launch(dev, detect); err != nil { // warm, untimed
+			for _, mode := range modes {
+				if _, err := b.launch(dev, mode); err != nil { // warm, untimed
 					fail("%s (detection %s): %v", b.name, mode, err)
 				}
 				var total time.Duration
 				k := 0
 				for k < *minLaunches || total < *target {
-					d, err := b.launch(dev, detect)
+					d, err := b.launch(dev, mode)
 					if err != nil {
 						fail("%s (detection %s): %v", b.name, mode, err)
 					}
