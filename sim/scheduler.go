@@ -548,17 +548,20 @@ func (w *worker) admit() bool {
 	l := w.l
 	var i int
 	if s := l.epoch; s != nil {
-		// Blocks are taken specBatch at a time, so that each worker
-		// runs neighbouring blocks; a batch taken is run to its end.
+		// Blocks are taken up to specBatch at a time, so that each
+		// worker runs neighbouring blocks, and fewer near the end, so
+		// that workers finish together; a batch taken is run to its end.
 		if w.batchLo >= w.batchHi {
 			if s.full.Load() || s.failed.Load() {
 				return false
 			}
-			j := l.nextBlock.Add(specBatch) - specBatch
+			left := l.limit.Load() - l.nextBlock.Load()
+			size := min(specBatch, max(1, left/int64(4*s.workers)))
+			j := l.nextBlock.Add(size) - size
 			if j >= l.limit.Load() {
 				return false
 			}
-			w.batchLo, w.batchHi = int(j), min(int(j)+specBatch, l.nblocks)
+			w.batchLo, w.batchHi = int(j), min(int(j+size), l.nblocks)
 			w.endBatch()
 		}
 		i = w.batchLo

@@ -19,8 +19,8 @@ import (
 // detected launch on several workers speculates, epoch by epoch:
 //
 //   - Block 0 runs alone (it makes the buffers' shadow and most contexts).
-//   - An epoch runs the next blocks on every worker, specBatch consecutive
-//     blocks at a time. A worker records the units of each global buffer
+//   - An epoch runs the next blocks on every worker, up to specBatch
+//     consecutive blocks at a time. A worker records the units of each global buffer
 //     its batch touches (the footprint: lowest and highest), and before a
 //     write saves the 1024-unit chunk it falls in (memory and
 //     initialisation bits) once per epoch.
@@ -52,7 +52,7 @@ import (
 const (
 	undoChunkUnits = 1024    // units a saved chunk covers
 	specUndoBudget = 4 << 20 // bytes of saved chunks an epoch may hold
-	specBatch      = 64      // blocks a worker takes at once in an epoch
+	specBatch      = 16      // blocks a worker takes at once in an epoch, at most
 )
 
 // specState is an epoch of speculation.
@@ -69,6 +69,7 @@ type specState struct {
 	// gidLo and gidHi bound the thread ids of the epoch's blocks.
 	gidLo, gidHi uint32
 	dev          *Device // whose arenas the saved chunks are in
+	workers      int     // running the epoch
 	budget       int     // specUndoBudget, or less (Options.specBudget)
 }
 
@@ -409,7 +410,7 @@ func (l *launch) runSpeculative(n int) {
 	var failure string
 	kept := make([]Counters, n) // the workers' counters before the epoch
 	for next := 1; next < l.nblocks && failedAt < 0; {
-		s := &specState{gidLo: l.gidBase + uint32(next*l.tpb), dev: d, budget: specUndoBudget}
+		s := &specState{gidLo: l.gidBase + uint32(next*l.tpb), dev: d, budget: specUndoBudget, workers: n}
 		if b := l.opts.specBudget; b > 0 {
 			s.budget = b
 		}

@@ -223,4 +223,18 @@ func (t *Thread) firstShadow(m *mem, s site) {
 			Current: threadAccess(t, "access", s)})
 		panic(abortKernel{})
 	}
+	if len(m.shadow) >= populateMin {
+		// A slice at a time, beating, so that the watchdog does not
+		// take the wait for a hung thread.
+		for k := 0; k < len(m.shadow); k += populateMin {
+			populate(m.shadow[k:min(k+populateMin, len(m.shadow))])
+			t.w.beat.Add(1)
+		}
+	}
 }
+
+// populateMin is the cells from which a new shadow's pages are faulted in
+// at once (populate), 64 MiB of them at a time: below it the faults cost
+// little, and a kernel that touches a few elements of a small buffer need
+// not hold all its shadow.
+const populateMin = 64 << 20 / int(cellBytes)
