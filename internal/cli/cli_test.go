@@ -39,6 +39,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", []string{"occupancy", "-bogus"}, 2, "flag provided but not defined"},
 		{"occupancy refused", []string{"occupancy", "-block", "1024", "-regs", "128"}, 2, "registers per block"},
 		{"amdahl", []string{"amdahl", "-p", "0.9", "-n", "1000"}, 0, ""},
+		{"negative workers", []string{"race", "add_one", "-workers", "-2"}, 2, "-workers -2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.label, func(t *testing.T) {
@@ -241,6 +242,21 @@ func TestRunDetectsByDefault(t *testing.T) {
 	code, out, _ = run(t, "run", "add_one", "-race=false")
 	if code != 0 || strings.Contains(out, "data race") {
 		t.Errorf("run add_one -race=false: exit %d, want 0 and no finding:\n%s", code, out)
+	}
+}
+
+// -workers changes nothing a detected run reports: on every core the
+// findings and results are one worker's.
+func TestRaceWorkersSameReport(t *testing.T) {
+	for _, k := range []string{"add_one", "reduce_sum", "histogram_atomic"} {
+		if _, ok := kernels.Lookup(k); !ok {
+			continue
+		}
+		code1, out1, _ := run(t, "race", k, "-json")
+		code4, out4, _ := run(t, "race", k, "-json", "-workers", "4")
+		if code1 != code4 || out1 != out4 {
+			t.Errorf("race %s: -workers 4 gave exit %d:\n%s\none worker gave %d:\n%s", k, code4, out4, code1, out1)
+		}
 	}
 }
 

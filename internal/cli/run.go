@@ -30,6 +30,7 @@ type runFlags struct {
 	arch     string
 	json     bool
 	profile  bool
+	workers  int
 }
 
 func addRunFlags(fs *flag.FlagSet, race bool) *runFlags {
@@ -42,6 +43,7 @@ func addRunFlags(fs *flag.FlagSet, race bool) *runFlags {
 	fs.StringVar(&f.in, "in", "", "read the case from a JSON file {\"N\":..,\"Block\":..,\"Params\":[..],\"Inputs\":[[..],..]}")
 	fs.StringVar(&f.arch, "arch", "sm_90", "device: sm_90 (H100), sm_80 (A100) or sm_75 (T4)")
 	fs.BoolVar(&f.json, "json", false, "print JSON")
+	fs.IntVar(&f.workers, "workers", 1, "workers running blocks (0: one per core); with -race, findings are those of one worker, and a profiled run uses one")
 	return f
 }
 
@@ -84,6 +86,12 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 		return nil, usagef("unknown device %q (sm_90, sm_80 or sm_75)", f.arch)
 	}
 	opts := sim.Options{}.WithSeed(f.seed).WithDetection(f.race)
+	if f.workers < 0 {
+		return nil, usagef("-workers %d: want 0 (one per core) or more", f.workers)
+	}
+	if f.workers != 1 {
+		opts = opts.WithWorkers(f.workers)
+	}
 	switch f.sched {
 	case "natural":
 	case "random":
