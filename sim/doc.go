@@ -150,8 +150,13 @@
 // Options.WithWorkers(n > 1) blocks run on n goroutines; each block is still
 // scheduled deterministically, but the interleaving of different blocks is
 // not: atomics on one address from different blocks land in any order, and
-// a kernel whose blocks race gives any of the racy outcomes. Detection
-// forces one worker.
+// a kernel whose blocks race gives any of the racy outcomes. With
+// detection on, n workers run blocks in speculative epochs whose findings
+// and memory are exactly one worker's (speculate.go): an epoch in which
+// blocks meet, use atomics or fences, or find anything is undone and run
+// on one worker, and so are later launches of that kernel on the device.
+// Undoing runs blocks' Go code again, so a kernel with side effects outside
+// simulated memory sees them twice: one worker stays the default.
 //
 // # Errors
 //
