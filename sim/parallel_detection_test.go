@@ -1,8 +1,11 @@
 package sim_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -329,5 +332,75 @@ func TestParallelDetectionMatchesOneWorker(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParallelDetectionProgress: blocks of an undone epoch run again, but
+// Progress counts each block once.
+func TestParallelDetectionProgress(t *testing.T) {
+	for _, racyBlock := range []int{-1, 37} {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[int32](t, dev, "out", 64*32)
+		p := new(sim.Progress)
+		cfg := lin(64, 32, sim.Options{}.WithWorkers(4).WithProgress(p))
+		err := dev.Launch(cfg, func(t *sim.Thread) {
+			i := t.BlockIdx.X*32 + t.ThreadIdx.X
+			if t.BlockIdx.X == racyBlock {
+				i = 0 // block 0's element: a race between blocks
+			}
+			out.Store(t, i, 1)
+		})
+		if (err != nil) != (racyBlock >= 0) {
+			t.Fatalf("racy block %d: %v", racyBlock, err)
+		}
+		if done, total := p.Blocks(); done != 64 || total != 64 {
+			t.Errorf("racy block %d: progress %d of %d blocks, want 64 of 64", racyBlock, done, total)
+		}
+	}
+}
+
+// TestParallelDetectionStops: a launch cancelled, or out of time, while an
+// epoch runs returns a stopped report, and the device runs the next launch.
+func TestParallelDetectionStops(t *testing.T) {
+	slow := func(a *sim.Buffer[float32]) sim.Kernel {
+		return func(t *sim.Thread) {
+			i := t.BlockIdx.X*32 + t.ThreadIdx.X
+			if t.BlockIdx.X == 0 {
+				a.Store(t, i, 0) // block 0, which runs alone, ends: the rest run in an epoch
+				return
+			}
+			for k := 0; k < 1<<30; k++ {
+				a.Store(t, i, a.Load(t, i)+1)
+			}
+		}
+	}
+	for _, how := range []string{"cancel", "time limit"} {
+		dev := sim.NewDevice(sim.H100)
+		a := host(t, dev, "a", seqF32(16*32))
+		opts := sim.Options{}.WithWorkers(4)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		if how == "time limit" {
+			cancel()
+			ctx, cancel = context.Background(), func() {}
+			opts = opts.WithTimeLimit(100 * time.Millisecond)
+		}
+		start := time.Now()
+		err := dev.LaunchContext(ctx, lin(16, 32, opts), slow(a))
+		cancel()
+		var r *sim.Report
+		if !errors.As(err, &r) || !r.Aborted {
+			t.Fatalf("%s: want an aborted report, got %v", how, err)
+		}
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("%s: the launch took %v to stop", how, d)
+		}
+		if n := dev.Counters(); !raceBuild && n.Epochs+n.EpochsUndone != 1 {
+			t.Errorf("%s: %d epochs kept, %d undone: want the launch stopped in its first", how, n.Epochs, n.EpochsUndone)
+		}
+		if err := dev.Launch(lin(16, 32, sim.Options{}.WithWorkers(4)), func(t *sim.Thread) {
+			a.Store(t, t.BlockIdx.X*32+t.ThreadIdx.X, 1)
+		}); err != nil {
+			t.Errorf("%s: the next launch: %v", how, err)
+		}
 	}
 }

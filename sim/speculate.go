@@ -434,7 +434,11 @@ func (l *launch) runSpeculative(n int) {
 			fps = append(fps, w.fps...)
 		}
 		if l.stop.Load() != 0 {
-			// Stopped from outside: what ran stays, as on one worker.
+			// Stopped from outside: what ran stays, as on one worker
+			// (the epoch counts as kept).
+			l.mu.Lock()
+			l.stats.Epochs++
+			l.mu.Unlock()
 			l.epoch = nil
 			s.release()
 			break
