@@ -534,7 +534,7 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	if prev.gid < l.gidBase {
 		k.prev, k.host = 0, true
 	}
-	if k.mem != nil && l.countRace(k) {
+	if k.mem != nil && (t.w.repeated(k) || l.countRace(t.w, k)) {
 		return
 	}
 	l.addRace(k, Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,

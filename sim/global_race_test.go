@@ -4,6 +4,7 @@ package sim_test
 // and 3-D indexing, and the ordering a kernel boundary gives.
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -250,4 +251,38 @@ func TestRaceAddOne(t *testing.T) {
 		t.Errorf("finding = %+v", f)
 	}
 	t.Log(r)
+}
+
+// TestRaceRepeatCountsExact: a worker counts repeats of its last races
+// without the launch's lock; with more races in turn than it keeps, every
+// count must still be exact: three buffers incremented racily by every
+// thread report, each, the counts one buffer alone reports.
+func TestRaceRepeatCountsExact(t *testing.T) {
+	t.Parallel()
+	counts := func(nbuf int) map[string][]int {
+		dev := sim.NewDevice(sim.H100)
+		bufs := make([]*sim.Buffer[int32], nbuf)
+		for j := range bufs {
+			bufs[j] = zeroed[int32](t, dev, fmt.Sprintf("x%d", j), 1)
+		}
+		r := exec(t, dev, lin(10, 16), func(t *sim.Thread) {
+			for _, b := range bufs {
+				b.Store(t, 0, b.Load(t, 0)+1)
+			}
+		})
+		got := map[string][]int{}
+		for _, f := range r.Of(sim.DataRace) {
+			got[f.Memory] = append(got[f.Memory], f.Count)
+		}
+		return got
+	}
+	one := counts(1)["x0"]
+	if len(one) == 0 {
+		t.Fatal("no race on one buffer")
+	}
+	for name, c := range counts(3) {
+		if fmt.Sprint(c) != fmt.Sprint(one) {
+			t.Errorf("%s: counts %v, want %v (one buffer alone)", name, c, one)
+		}
+	}
 }

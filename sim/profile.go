@@ -756,6 +756,7 @@ func (l *launch) mergeStats(w *worker) {
 	defer l.mu.Unlock()
 	w.stats.SlowSites = w.sites.slow
 	l.stats.add(&w.stats)
+	l.flushRepeats(w)
 	p := w.pw
 	if p == nil || l.prof == nil {
 		return

@@ -380,15 +380,49 @@ func opIndex(op string) uint8 {
 }
 
 // countRace counts a race whose key was reported before and reports
-// whether it was.
-func (l *launch) countRace(k raceKey) bool {
+// whether it was; a counted race's key goes into w's cache of repeats.
+func (l *launch) countRace(w *worker, k raceKey) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, ok := l.races[k]
 	if ok && i >= 0 {
 		l.findings.list[i].Count++
+		w.repeats[w.repeatNext%uint8(len(w.repeats))] = repeatedRace{k, i, 0}
+		w.repeatNext++
 	}
 	return ok
+}
+
+// repeatedRace is a race a worker counts without the launch's lock: a
+// racy kernel repeats a few races at every thread, and each repeat costs
+// a comparison and an increment. flushRepeats adds the counts to the
+// findings.
+type repeatedRace struct {
+	k raceKey
+	i int   // index in findings
+	n int64 // repeats not yet added
+}
+
+// repeated counts k if it is one of the worker's recent races.
+func (w *worker) repeated(k raceKey) bool {
+	for j := range w.repeats {
+		if r := &w.repeats[j]; r.k == k && r.k.mem != nil {
+			r.n++
+			return true
+		}
+	}
+	return false
+}
+
+// flushRepeats adds the worker's counted repeats to the findings (under
+// l.mu).
+func (l *launch) flushRepeats(w *worker) {
+	for j := range w.repeats {
+		if r := &w.repeats[j]; r.n > 0 {
+			l.findings.list[r.i].Count += int(r.n)
+			r.n = 0
+		}
+	}
 }
 
 // addRace records race finding f, whose key is k.

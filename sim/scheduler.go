@@ -185,6 +185,9 @@ type worker struct {
 	bfp   [8]footprint
 	bmore []footprint
 	fps   []footprint
+	// repeats are the races it counted last (see repeatedRace).
+	repeats    [4]repeatedRace
+	repeatNext uint8
 	// batchLo and batchHi are the blocks an epoch's worker took and has
 	// not yet admitted (see admit).
 	batchLo, batchHi int
