@@ -683,6 +683,13 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 			// checked here; views and wider elements cover several
 			// (eachCell).
 			fn, line := cls.fn, cls.line
+			if m.space == ConstantSpace {
+				// Read-only in kernels (a Store is a finding that ends
+				// the launch) and initialised by the host: its cells
+				// could never take part in a finding, so none are kept.
+				t.x.hb.notePast(fn, line, s)
+				goto checked
+			}
 			r := m
 			if m.vroot != nil {
 				r = m.vroot
@@ -749,6 +756,7 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 				t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.checkCell(r, m, i, c, kind, s, floor) })
 			}
 		}
+	checked:
 		if kind == accAtomic {
 			return s // rmw does the rest
 		}

@@ -242,13 +242,13 @@ func (s *specState) save(r *mem, c int) bool {
 	w0 := c * undoChunkUnits / 64
 	w1 := min(w0+undoChunkUnits/64, len(r.init))
 	u := undoChunk{r: r, c: c, init: s.keepInit(r.init[w0:w1])}
-	zero := !r.initAll && len(r.splits) == 0 && len(r.partInit) == 0
-	for _, x := range u.init {
-		zero = zero && x == 0
-	}
-	if !zero {
-		b0, b1 := r.chunkBytes(c)
-		u.data = s.keepData(unsafe.Slice((*byte)(r.raw), r.bytes)[b0:b1])
+	// A chunk no one ever wrote is zero (Alloc's storage) and need not be
+	// copied; but no initialisation bit does not mean no byte (a Copy of
+	// a partly initialised element writes bytes and no bit), so the
+	// bytes are looked at.
+	b0, b1 := r.chunkBytes(c)
+	if data := unsafe.Slice((*byte)(r.raw), r.bytes)[b0:b1]; !allZero(data) {
+		u.data = s.keepData(data)
 	}
 	s.chunks = append(s.chunks, u)
 	s.bytes += len(u.data) + 8*len(u.init)
@@ -256,6 +256,22 @@ func (s *specState) save(r *mem, c int) bool {
 		s.full.Store(true)
 	}
 	atomic.OrUint32(&(*bits)[c>>5], 1<<(c&31))
+	return true
+}
+
+// allZero reports whether every byte of b is 0.
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if *(*uint64)(unsafe.Pointer(unsafe.SliceData(b))) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
 	return true
 }
 
