@@ -489,7 +489,7 @@ func zeroedStorable[T sim.Storable](t *testing.T, dev *sim.Device, name string, 
 func deviceStateCases() []idiomCase {
 	g := func(x int) sim.Dim3 { return sim.Dim(x) }
 	return []idiomCase{
-		{name: "undo zeroes a chunk whose bytes Copy set without init bits", grid: g(8), block: g(32),
+		{name: "bytes Copy set without init bits survive an undone epoch", grid: g(8), block: g(32),
 			build: func(t *testing.T, dev *sim.Device) (sim.Kernel, func() string) {
 				src, err := sim.Alloc[int32](dev, "src", 4)
 				if err != nil {
