@@ -38,9 +38,10 @@ type Device struct {
 	// current launch's first is known to be older than the launch (ordered
 	// before it) without clearing any shadow memory between launches.
 	nextGid uint32
-	// oneWorker holds the kernels (by code) whose speculation failed:
-	// their detected launches run on one worker (speculate.go).
-	oneWorker map[uintptr]bool
+	// oneWorker holds the kernels (by code) whose speculation failed, and
+	// what failed it: their detected launches run on one worker
+	// (speculate.go).
+	oneWorker map[uintptr]string
 	// undoData and undoInit are the epochs' arenas of saved chunks, kept
 	// from launch to launch: memory allocated afresh each epoch costs a
 	// page fault per page, and with other workers running, a TLB

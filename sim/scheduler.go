@@ -58,9 +58,8 @@ type launch struct {
 	// block 0 runs alone before speculation (speculate.go).
 	limit atomic.Int64
 	// epoch is the speculation running, while detection runs on several
-	// workers (speculate.go); lastSpecFailure says what failed the last.
-	epoch           *specState
-	lastSpecFailure string
+	// workers (speculate.go).
+	epoch *specState
 
 	mu       sync.Mutex // guards findings and syncVars in parallel mode
 	findings findingSet

@@ -378,7 +378,8 @@ func (l *launch) speculates(n int) bool {
 	}
 	l.dev.mu.Lock()
 	defer l.dev.mu.Unlock()
-	return !l.dev.oneWorker[kernelKey(l.kernel)]
+	_, failed := l.dev.oneWorker[kernelKey(l.kernel)]
+	return !failed
 }
 
 // runSpeculative runs the launch's blocks on n workers with detection on:
@@ -499,12 +500,11 @@ func (l *launch) runSpeculative(n int) {
 	if failedAt < 0 {
 		return
 	}
-	l.lastSpecFailure = failure
 	d.mu.Lock()
 	if d.oneWorker == nil {
-		d.oneWorker = map[uintptr]bool{}
+		d.oneWorker = map[uintptr]string{}
 	}
-	d.oneWorker[kernelKey(l.kernel)] = true
+	d.oneWorker[kernelKey(l.kernel)] = failure
 	d.mu.Unlock()
 	l.aborted.Store(false)
 	l.runRest(failedAt)
