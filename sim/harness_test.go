@@ -127,7 +127,7 @@ func host[T sim.Elem](t *testing.T, dev *sim.Device, name string, v []T) *sim.Bu
 	return b
 }
 
-func zeroed[T sim.Elem](t *testing.T, dev *sim.Device, name string, n int) *sim.Buffer[T] {
+func zeroed[T sim.Storable](t *testing.T, dev *sim.Device, name string, n int) *sim.Buffer[T] {
 	t.Helper()
 	b, err := sim.Alloc[T](dev, name, n)
 	if err != nil {

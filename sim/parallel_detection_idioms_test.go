@@ -351,7 +351,7 @@ func idiomCases() []idiomCase {
 			}},
 		{name: "uint16 halves of words written by neighbouring blocks", grid: g(12), block: g(33),
 			build: func(t *testing.T, dev *sim.Device) (sim.Kernel, func() string) {
-				h := zeroedStorable[uint16](t, dev, "h", 12*33+1)
+				h := zeroed[uint16](t, dev, "h", 12*33+1)
 				return func(t *sim.Thread) {
 					i := t.BlockIdx.X*33 + t.ThreadIdx.X
 					h.Store(t, i, uint16(i))
@@ -359,7 +359,7 @@ func idiomCases() []idiomCase {
 			}},
 		{name: "uint32 read over uint16 written by two blocks, block 8", grid: g(12), block: g(33),
 			build: func(t *testing.T, dev *sim.Device) (sim.Kernel, func() string) {
-				h := zeroedStorable[uint16](t, dev, "h", 12*33+1)
+				h := zeroed[uint16](t, dev, "h", 12*33+1)
 				w := sim.Reinterpret[uint32](h)
 				out := zeroed[uint32](t, dev, "out", 12)
 				return func(t *sim.Thread) {
@@ -470,18 +470,6 @@ func TestParallelDetectionIdioms(t *testing.T) {
 			}
 		})
 	}
-}
-
-func zeroedStorable[T sim.Storable](t *testing.T, dev *sim.Device, name string, n int) *sim.Buffer[T] {
-	t.Helper()
-	b, err := sim.Alloc[T](dev, name, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Memset(0); err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // deviceStateCases probe device state left before the launch: bytes the

@@ -124,13 +124,9 @@ func (t *Thread) specAccess(m, r *mem, i int, kind accKind) {
 	}
 	t.w.noteFootprint(r, k0, k1)
 	if kind != accRead {
-		bits := r.undo.Load()
 		for c := k0 / undoChunkUnits; c <= k1/undoChunkUnits; c++ {
-			if bits == nil || atomic.LoadUint32(&(*bits)[c>>5])&(1<<(c&31)) == 0 {
-				if !t.w.l.epoch.save(r, c) {
-					t.specAbort("a buffer whose bytes cannot be saved")
-				}
-				bits = r.undo.Load()
+			if !r.chunkSaved(c*undoChunkUnits) && !t.w.l.epoch.save(r, c) {
+				t.specAbort("a buffer whose bytes cannot be saved")
 			}
 		}
 	}
@@ -241,14 +237,14 @@ func (s *specState) save(r *mem, c int) bool {
 	}
 	w0 := c * undoChunkUnits / 64
 	w1 := min(w0+undoChunkUnits/64, len(r.init))
-	u := undoChunk{r: r, c: c, init: s.keepInit(r.init[w0:w1])}
+	u := undoChunk{r: r, c: c, init: keep(&s.dev.undoInit, r.init[w0:w1])}
 	// A chunk no one ever wrote is zero (Alloc's storage) and need not be
 	// copied; but no initialisation bit does not mean no byte (a Copy of
 	// a partly initialised element writes bytes and no bit), so the
 	// bytes are looked at.
 	b0, b1 := r.chunkBytes(c)
 	if data := unsafe.Slice((*byte)(r.raw), r.bytes)[b0:b1]; !allZero(data) {
-		u.data = s.keepData(data)
+		u.data = keep(&s.dev.undoData, data)
 	}
 	s.chunks = append(s.chunks, u)
 	s.bytes += len(u.data) + 8*len(u.init)
@@ -275,27 +271,16 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// keepData copies b into the device's arena (or, past its capacity, a
-// new slice).
-func (s *specState) keepData(b []byte) []byte {
-	d := s.dev
-	if len(d.undoData)+len(b) > cap(d.undoData) {
+// keep copies b into arena (the device's, reused from epoch to epoch) and
+// returns the copy; past the arena's capacity, into a new slice, so that
+// the arena never moves under the copies it holds.
+func keep[T any](arena *[]T, b []T) []T {
+	if len(*arena)+len(b) > cap(*arena) {
 		return slices.Clone(b)
 	}
-	n := len(d.undoData)
-	d.undoData = append(d.undoData, b...)
-	return d.undoData[n:len(d.undoData):len(d.undoData)]
-}
-
-// keepInit is keepData for initialisation words.
-func (s *specState) keepInit(w []uint64) []uint64 {
-	d := s.dev
-	if len(d.undoInit)+len(w) > cap(d.undoInit) {
-		return slices.Clone(w)
-	}
-	n := len(d.undoInit)
-	d.undoInit = append(d.undoInit, w...)
-	return d.undoInit[n:len(d.undoInit):len(d.undoInit)]
+	n := len(*arena)
+	*arena = append(*arena, b...)
+	return (*arena)[n:len(*arena):len(*arena)]
 }
 
 // chunkBytes is the byte range of r that chunk c covers.
