@@ -48,6 +48,11 @@ type Device struct {
 	// shootdown each.
 	undoData []byte
 	undoInit []uint64
+	// spareWorkers are the workers of the last launch, for the next (see
+	// worker); retired is what the Threads of ended launches point to
+	// instead (launch.retireThreads).
+	spareWorkers []*worker
+	retired      *worker
 }
 
 // MisuseError is host code using the simulator in a way CUDA would refuse or

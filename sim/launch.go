@@ -206,7 +206,9 @@ func (d *Device) LaunchContext(ctx context.Context, cfg Config, k Kernel) error 
 	if l.prof != nil {
 		l.prof.finish(l, elapsed)
 	}
-	return l.result()
+	err := l.result()
+	l.giveBackWorkers()
+	return err
 }
 
 // Progress counts the blocks of the launches that were given it
@@ -223,20 +225,49 @@ func (p *Progress) Blocks() (done, total int64) { return p.done.Load(), p.total.
 // kept one (in a global variable, a goroutine) and uses it after the
 // launch has returned gets a *MisuseError panic naming it, not another
 // launch's state. Every slot's access budget is spent, so its next Load or
-// Store takes the slow path, which looks at l.ended.
+// Store takes the slow path, and every slot points to the device's retired
+// worker, whose launch has ended (Thread.halt looks): the launch's own
+// workers go back to the device for the next launch.
 func (l *launch) retireThreads() {
 	l.ended.Store(true)
 	l.aborted.Store(true)
+	d := l.dev
+	if d.retired == nil {
+		ended := &launch{dev: d, opts: l.opts}
+		ended.ended.Store(true)
+		ended.aborted.Store(true)
+		d.retired = &worker{workerState: workerState{l: ended}}
+	}
 	for _, w := range l.workers {
 		for _, bs := range [2][]*block{w.blocks, w.free} {
 			for _, b := range bs {
 				for k := range b.threads {
 					b.threads[k].budget = math.MinInt32
+					b.threads[k].w = d.retired
 				}
 			}
 		}
 	}
 }
+
+// giveBackWorkers keeps the launch's workers on the device for its next
+// launch, once retireThreads has run: nothing of the launch points to them
+// any more. The workers of an abandoned launch are never given back.
+func (l *launch) giveBackWorkers() {
+	d := l.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, w := range l.workers {
+		if len(d.spareWorkers) == maxSpareWorkers {
+			break
+		}
+		w.workerState = workerState{}
+		d.spareWorkers = append(d.spareWorkers, w)
+	}
+}
+
+// maxSpareWorkers bounds the workers a device keeps between launches.
+const maxSpareWorkers = 64
 
 // maxBlocksPerSM is the residency bound by threads and blocks alone (shared
 // memory and registers are not known to the scheduler).

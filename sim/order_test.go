@@ -59,7 +59,7 @@ func TestOrderedOtherwise(t *testing.T) {
 	// A launch whose first gid is 101 with 64 threads a block: gids 101-164
 	// are block 0, 165-228 block 1, 229-292 block 2.
 	thread := func(vc *vclock) *Thread {
-		th := &Thread{w: &worker{l: &launch{gidBase: 101, tpb: 64}}, x: new(threadExtra)}
+		th := &Thread{w: &worker{workerState: workerState{l: &launch{gidBase: 101, tpb: 64}}}, x: new(threadExtra)}
 		th.x.hb.vc = vc
 		return th
 	}

@@ -158,7 +158,19 @@ type block struct {
 
 // worker runs blocks one after another (or a few at once, when threads spin
 // waiting for another block) on one goroutine.
+//
+// A device keeps the workers of its last launch for the next one
+// (Device.spareWorkers): a launch of a few small blocks spent a third of
+// its time allocating, clearing and warming a worker's 20 KiB. What a
+// launch starts from is reset (workerState); the site cache, whose entries
+// depend on return addresses alone, is kept warm.
 type worker struct {
+	workerState
+	sites siteCache
+}
+
+// workerState is the part of a worker that every launch starts afresh.
+type workerState struct {
 	l      *launch
 	pool   []*coro
 	all    []*coro
@@ -173,7 +185,6 @@ type worker struct {
 	spinMark uint64
 	stuck    int
 	rng      *rand.Rand
-	sites    siteCache
 	ctxs     ctxCache // detection: context ids of recent accesses
 	// ctxView is the launch's context table as far as this worker has
 	// interned: what its records' ids index (see internCtx).
@@ -886,8 +897,20 @@ func (l *launch) run() {
 }
 
 func (l *launch) newWorker(parallel bool) *worker {
-	w := &worker{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d)),
+	d := l.dev
+	var w *worker
+	d.mu.Lock()
+	if n := len(d.spareWorkers); n > 0 {
+		w = d.spareWorkers[n-1]
+		d.spareWorkers = d.spareWorkers[:n-1]
+	}
+	d.mu.Unlock()
+	if w == nil {
+		w = new(worker)
+	}
+	w.workerState = workerState{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d)),
 		special: l.detect || l.prof != nil || l.opts.warpModel == Lockstep}
+	w.sites.slow = 0
 	if l.detect {
 		if l.ctxIndex == nil {
 			l.ctxs = []accessCtx{{}} // id 0 is no context

@@ -18,6 +18,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusim/gpusim/sim"
@@ -341,11 +344,36 @@ func main() {
 	rounds := flag.Int("rounds", 1, "rounds (each times every kernel with detection on, then off)")
 	target := flag.Duration("target", 200*time.Millisecond, "timed launches per kernel and mode in a round last at least this long")
 	minLaunches := flag.Int("min-launches", 3, "timed launches per kernel and mode in a round, at least")
+	only := flag.String("kernels", "", "comma-separated kernel names to time (default: all five)")
+	onlyModes := flag.String("modes", "", "comma-separated modes to time, of "+strings.Join(modes, ",")+" (default: all)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the rounds to this file")
 	flag.Parse()
+	if *onlyModes != "" {
+		modes = pick(modes, *onlyModes, "mode")
+	}
 
 	dev := sim.NewDevice(sim.H100)
 	defer dev.Close()
 	bs := benches(dev)
+	if *only != "" {
+		var names []string
+		for _, b := range bs {
+			names = append(names, b.name)
+		}
+		keep := pick(names, *only, "kernel")
+		bs = slices.DeleteFunc(bs, func(b *bench) bool { return !slices.Contains(keep, b.name) })
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail("%v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail("%v", err)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	out := Output{GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), Rounds: *rounds}
 	res := make([]*Result, len(bs))
 	for i, b := range bs {
@@ -394,4 +422,17 @@ func main() {
 	if err := enc.Encode(out); err != nil {
 		fail("%v", err)
 	}
+}
+
+// pick returns the names of list (comma-separated) after checking each is
+// one of all.
+func pick(all []string, list, what string) []string {
+	var out []string
+	for _, x := range strings.Split(list, ",") {
+		if !slices.Contains(all, x) {
+			fail("unknown %s %q (have %s)", what, x, strings.Join(all, ", "))
+		}
+		out = append(out, x)
+	}
+	return out
 }
