@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kernels  # noqa: E402
 
 
-MODES = ("on", "on-cores", "off")  # gpusim's, as bench/numba/gpusim names them
+MODES = ("on", "on-cores", "off", "off-cores")  # gpusim's, as bench/numba/gpusim names them
 
 
 def log(*a):
@@ -144,15 +144,17 @@ def main():
     print(f"- Numba {numba.__version__} (NUMBA_ENABLE_CUDASIM=1), NumPy {numpy.__version__}, "
           f"Python {platform.python_version()} ({sys.executable})")
     print(f"- gpusim built with {go_version}, GOMAXPROCS={gomaxprocs} (default); \"on\" and \"off\": one worker "
-          f"(the default); \"on, every core\": Options.WithWorkers(0), detection's speculative epochs (sim/speculate.go)")
+          f"(the default); \"every core\": Options.WithWorkers(0), with detection on its speculative epochs "
+          f"(sim/speculate.go)")
     rounds = f"{args.rounds} interleaved round" + ("s" if args.rounds != 1 else "")
     print(f"- {rounds} ({elapsed:.0f} s, Numba and gpusim alternating which goes first); launches only, warm; "
           f"min and median over rounds of each round's mean time per simulated thread")
     print()
-    print("| kernel | threads | Numba µs/thread (min / med) | gpusim ns/thread, detect on / on, every core / off (medians) "
+    print("| kernel | threads | Numba µs/thread (min / med) "
+          "| gpusim ns/thread, detect on / on, every core / off / off, every core (medians) "
           "| Numba / gpusim on (min / med) | Numba / gpusim on, every core (min / med) "
-          "| Numba / gpusim off (min / med) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| Numba / gpusim off (min / med) | Numba / gpusim off, every core (min / med) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for n in names:
         nb = [v * 1e9 for v in numba_s[n]]  # ns per thread
         nmin, nmed = min(nb), statistics.median(nb)

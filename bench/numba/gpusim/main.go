@@ -1,6 +1,7 @@
 // Command gpusim runs bench/numba's five kernels (the ones kernels.py
 // writes for Numba's CUDA simulator) on gpusim, with race detection on
-// (the default Options) and off, checks their results, and prints one JSON
+// (the default Options) and off, each on one worker and on a worker per
+// core, checks their results, and prints one JSON
 // object: per kernel and mode, the mean time per simulated thread of each
 // round's timed launches. bench.py runs it once per round, interleaved with
 // Numba's rounds, and prints the comparison table; see README.md.
@@ -294,8 +295,9 @@ func benches(dev *sim.Device) []*bench {
 
 // modes are the ways each kernel is timed: detection on (one worker, the
 // default), detection on with a worker per core (speculative epochs whose
-// findings are one worker's), detection off (one worker).
-var modes = []string{"on", "on-cores", "off"}
+// findings are one worker's), detection off (one worker), detection off
+// with a worker per core (blocks simply spread over the workers).
+var modes = []string{"on", "on-cores", "off", "off-cores"}
 
 // launch runs one launch of b in mode and checks what it returned: nil,
 // except a data race report for the racy kernel with detection on.
@@ -303,10 +305,10 @@ func (b *bench) launch(dev *sim.Device, mode string) (time.Duration, error) {
 	if err := b.reset(); err != nil {
 		return 0, err
 	}
-	detect := mode != "off"
+	detect := !strings.HasPrefix(mode, "off")
 	cfg := b.cfg
 	cfg.Options = sim.Options{}.WithDetection(detect)
-	if mode == "on-cores" {
+	if strings.HasSuffix(mode, "-cores") {
 		cfg.Options = cfg.Options.WithWorkers(0)
 	}
 	start := time.Now()
