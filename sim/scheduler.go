@@ -310,16 +310,40 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 		w.abort()
 		w.threadExit(t)
 	}()
-	random := w.l.opts.schedule == RandomOrder
+	l := w.l
+	random := l.opts.schedule == RandomOrder
 	for {
-		t = w.takeUnstarted()
-		if t == nil {
+		// The next thread to start, in block admission order and
+		// threadIdx order within a block, prepared for its first run:
+		// ThreadIdx, lane, warp and the dims were set once by newBlock;
+		// only what changes from block to block is reset here. (Written
+		// out: two calls were a tenth of a barrier-free thread.)
+		t = nil // (between threads: the deferred recover has none to blame)
+		if l.aborted.Load() {
 			return true
+		}
+		b := w.unstartedBlock()
+		if b == nil {
+			return true
+		}
+		k := b.started
+		b.started++
+		t = &b.threads[k]
+		t.BlockIdx = b.idx
+		t.gid = b.gidBase + uint32(k)
+		t.ops = b.opsStart
+		t.budget = min(b.budget, b.opsStart)
+		t.watch = 0
+		t.waitSite = 0
+		t.shDecl = 0
+		if l.detect {
+			t.x.hb.reset()
+			t.x.view.base = b.gidBase
 		}
 		t.co = c
 		t.state = stRunning
 		w.cur = t
-		w.l.kernel(t)
+		l.kernel(t)
 		w.threadExit(t)
 		if random {
 			// Let the scheduler choose again after every thread.
@@ -338,16 +362,17 @@ func (w *worker) abort() { w.l.aborted.Store(true) }
 // fence, a barrier, a collective) for the watchdog (see progressMark).
 func (w *worker) tick() { w.turns++ }
 
-// takeUnstarted returns the next thread to start, in block admission order
-// and threadIdx order within a block.
-func (w *worker) takeUnstarted() *Thread {
-	if w.l.aborted.Load() {
-		return nil
+// unstartedBlock returns the first resident block with threads not yet
+// started.
+func (w *worker) unstartedBlock() *block {
+	if len(w.blocks) > 0 {
+		if b := w.blocks[0]; b.started < len(b.threads) {
+			return b
+		}
 	}
 	for _, b := range w.blocks {
 		if b.started < len(b.threads) {
-			b.started++
-			return w.startThread(b, b.started-1)
+			return b
 		}
 	}
 	return nil
@@ -655,29 +680,10 @@ func (w *worker) resetBlock(b *block, i int) {
 	}
 	b.gidBase = l.gidBase + uint32(i*l.tpb)
 	// The threads themselves are prepared one by one as they start
-	// (startThread): a pass over them here would bring every Thread into
+	// (runThreads): a pass over them here would bring every Thread into
 	// the cache twice. Until then a thread slot keeps its previous block's
 	// state, stDone, which no barrier or collective mistakes for a waiter;
 	// b.started tells unstarted threads apart.
-}
-
-// startThread prepares thread slot k of b for its first run. ThreadIdx,
-// lane, warp and the dims were set once by newBlock; only what changes from
-// block to block is reset here.
-func (w *worker) startThread(b *block, k int) *Thread {
-	t := &b.threads[k]
-	t.BlockIdx = b.idx
-	t.gid = b.gidBase + uint32(k) // state: runThreads sets stRunning next
-	t.ops = b.opsStart
-	t.budget = min(b.budget, b.opsStart)
-	t.watch = 0
-	t.waitSite = 0
-	t.shDecl = 0
-	if w.l.detect {
-		t.x.hb.reset()
-		t.x.view.base = b.gidBase
-	}
-	return t
 }
 
 // threadExit retires t: the block's barrier may now be complete, and when
@@ -870,30 +876,43 @@ func (l *launch) run() {
 	if n > l.nblocks {
 		n = l.nblocks
 	}
+	l.runWorkers(n)
+}
+
+// runWorkers runs n workers until no block below the limit is left, merges
+// their counters, and reports whether the launch goes on (was not
+// aborted).
+func (l *launch) runWorkers(n int) bool {
+	for _, w := range l.startWorkers(n, false) {
+		l.mergeStats(w)
+	}
+	return !l.aborted.Load()
+}
+
+// startWorkers runs n workers (parallel ones if parallel or n > 1) to the
+// end and returns them.
+func (l *launch) startWorkers(n int, parallel bool) []*worker {
 	ws := make([]*worker, n)
 	for i := range ws {
-		ws[i] = l.newWorker(n > 1)
+		ws[i] = l.newWorker(parallel || n > 1)
 	}
 	l.mu.Lock()
-	l.workers = ws
+	l.workers = append(l.workers, ws...)
 	l.mu.Unlock()
 	if n == 1 {
 		ws[0].run()
-		l.mergeStats(ws[0])
-		return
+		return ws
 	}
 	var wg sync.WaitGroup
-	for i := range ws {
+	for _, w := range ws {
 		wg.Add(1)
-		go func(w *worker) {
+		go func() {
 			defer wg.Done()
 			w.run()
-		}(ws[i])
+		}()
 	}
 	wg.Wait()
-	for _, w := range ws {
-		l.mergeStats(w)
-	}
+	return ws
 }
 
 func (l *launch) newWorker(parallel bool) *worker {

@@ -504,39 +504,3 @@ func (l *launch) runRest(next int) {
 	l.limit.Store(int64(l.nblocks))
 	l.runWorkers(1)
 }
-
-// runWorkers runs n workers until no block below the limit is left, merges
-// their counters, and reports whether the launch goes on (was not
-// aborted).
-func (l *launch) runWorkers(n int) bool {
-	for _, w := range l.startWorkers(n, false) {
-		l.mergeStats(w)
-	}
-	return !l.aborted.Load()
-}
-
-// startWorkers runs n workers (parallel ones if parallel or n > 1) to the
-// end and returns them.
-func (l *launch) startWorkers(n int, parallel bool) []*worker {
-	ws := make([]*worker, n)
-	for i := range ws {
-		ws[i] = l.newWorker(parallel || n > 1)
-	}
-	l.mu.Lock()
-	l.workers = append(l.workers, ws...)
-	l.mu.Unlock()
-	if n == 1 {
-		ws[0].run()
-		return ws
-	}
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.run()
-		}()
-	}
-	wg.Wait()
-	return ws
-}
