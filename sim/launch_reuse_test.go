@@ -168,3 +168,45 @@ func TestLaunchesOnOneDeviceMatchFreshDevices(t *testing.T) {
 		})
 	}
 }
+
+// Launches reuse the coroutines of the launches before them, under every
+// schedule: a coroutine stopped at the end of a launch ends its goroutine,
+// and under the race detector every goroutine ever started kept memory (a
+// random-schedule test of 100 radix sorts grew to 24 GB and was killed).
+// Not parallel: another test's launches would take coroutines from the
+// pool.
+func TestLaunchesReuseCoroutines(t *testing.T) {
+	for name, o := range map[string]sim.Options{
+		"default":                     sim.Options{},
+		"random schedule":             sim.Options{}.WithSchedule(sim.RandomOrder).WithSeed(3),
+		"random schedule, detect off": sim.Options{}.WithDetection(false).WithSchedule(sim.RandomOrder).WithSeed(5),
+	} {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[int32](t, dev, "out", 4)
+		launch := func() {
+			t.Helper()
+			r := report(t, dev, sim.Config{Grid: sim.Dim(4), Block: sim.Dim(128), Options: o}, func(th *sim.Thread) {
+				s := sim.Shared[int32](th, "s", 128)
+				s.Store(th, th.ThreadIdx.X, 1)
+				th.SyncThreads()
+				if th.ThreadIdx.X == 0 {
+					var sum int32
+					for i := range 128 {
+						sum += s.Load(th, i)
+					}
+					out.Store(th, th.BlockIdx.X, sum)
+				}
+			})
+			wantClean(t, r)
+		}
+		launch() // makes what the pool lacks
+		made := sim.CoroutinesMadeForTest()
+		for range 5 {
+			launch()
+		}
+		if n := sim.CoroutinesMadeForTest() - made; n != 0 {
+			t.Errorf("%s: 5 more launches made %d coroutines, want 0", name, n)
+		}
+		dev.Close()
+	}
+}

@@ -6,3 +6,6 @@ func WithEpochBudgetForTest(o Options, bytes int) Options {
 	o.specBudget = bytes
 	return o
 }
+
+// CoroutinesMadeForTest is the number of coroutines made so far.
+func CoroutinesMadeForTest() int64 { return corosMade.Load() }
