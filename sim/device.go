@@ -53,6 +53,9 @@ type Device struct {
 	// instead (launch.retireThreads).
 	spareWorkers []*worker
 	retired      *worker
+	// corosMade counts the coroutines its launches made, for the tests
+	// that check that launches reuse them (idlePool).
+	corosMade atomic.Int64
 }
 
 // MisuseError is host code using the simulator in a way CUDA would refuse or

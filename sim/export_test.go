@@ -7,5 +7,5 @@ func WithEpochBudgetForTest(o Options, bytes int) Options {
 	return o
 }
 
-// CoroutinesMadeForTest is the number of coroutines made so far.
-func CoroutinesMadeForTest() int64 { return corosMade.Load() }
+// CoroutinesMadeForTest is the number of coroutines d's launches made.
+func CoroutinesMadeForTest(d *Device) int64 { return d.corosMade.Load() }

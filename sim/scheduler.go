@@ -117,10 +117,6 @@ var idlePool struct {
 
 const maxIdle = 2048
 
-// corosMade counts the coroutines made, for the tests that check that
-// launches reuse them.
-var corosMade atomic.Int64
-
 // block is a resident block: its threads, warps, barrier and shared memory.
 // Blocks are recycled within a worker.
 type block struct {
@@ -253,11 +249,17 @@ const (
 	spinAccesses = 1 << 20
 )
 
+// poolsCoros reports whether w takes its coroutines from idlePool and gives
+// them back. Parallel workers make their own (a coroutine last run on
+// another core's goroutine cost them a fifth of their speed-up), except
+// under the race detector, which keeps memory for every goroutine ever
+// started: a launch of 64 blocks of 256 threads with a barrier on two
+// workers made 512 coroutines and grew the process by 23 MB.
+func (w *worker) poolsCoros() bool { return !w.parallel || raceDetector }
+
 func (w *worker) newCoro() *coro {
-	// Parallel workers make their own: a coroutine last run on another
-	// core's goroutine cost them a fifth of their speed-up.
 	idlePool.Lock()
-	if n := len(idlePool.coros); n > 0 && !w.parallel {
+	if n := len(idlePool.coros); n > 0 && w.poolsCoros() {
 		c := idlePool.coros[n-1]
 		idlePool.coros = idlePool.coros[:n-1]
 		idlePool.Unlock()
@@ -266,7 +268,7 @@ func (w *worker) newCoro() *coro {
 		return c
 	}
 	idlePool.Unlock()
-	corosMade.Add(1)
+	w.l.dev.corosMade.Add(1)
 	c := &coro{w: w}
 	c.next, c.stop = iter.Pull(func(yield func(*Thread) bool) {
 		c.yield = yield
@@ -765,7 +767,7 @@ func drainIdle() {
 // goroutine ever started kept memory (a test of 100 random-schedule radix
 // sorts grew to 24 GB).
 func (w *worker) shutdown() {
-	if !w.parallel && w.l.stop.Load() != stopHang {
+	if w.poolsCoros() && w.l.stop.Load() != stopHang {
 		for _, c := range w.pool {
 			if !c.idle && !c.dead {
 				if t, ok := c.next(); !ok || t != nil {
@@ -778,7 +780,7 @@ func (w *worker) shutdown() {
 	for _, c := range w.all {
 		switch {
 		case c.dead:
-		case c.idle && !w.parallel && w.l.stop.Load() != stopHang:
+		case c.idle && w.poolsCoros() && w.l.stop.Load() != stopHang:
 			// (An abandoned launch's coroutines are not pooled: its
 			// goroutines end with its stray thread.)
 			c.w = nil
