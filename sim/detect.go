@@ -665,12 +665,14 @@ func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 //
 //go:noinline
 func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
-	if uint(i) >= uint(m.n) {
-		t.badIndex(m, i, kind != accRead)
-	}
+	// The launch's end first: a Thread kept past it learns so here, also
+	// with an index out of bounds.
 	l := t.w.l
 	if l.aborted.Load() {
 		t.halt()
+	}
+	if uint(i) >= uint(m.n) {
+		t.badIndex(m, i, kind != accRead)
 	}
 	var s site
 	if l.detect || l.prof != nil {

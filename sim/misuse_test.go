@@ -104,6 +104,8 @@ func TestThreadUsedAfterLaunchIsNamed(t *testing.T) {
 		t.Error("Load with a Thread of an ended launch returned")
 	}()
 	for _, use := range []func(){
+		func() { x.Load(kept, 99) }, // out of bounds too
+		func() { x.Store(kept, -1, 1) },
 		func() { sim.AtomicAdd(kept, x, 0, 1) },
 		func() { kept.SyncThreads() },
 		func() { kept.ThreadFence() },
