@@ -376,6 +376,9 @@ func (l *launch) runSpeculative(n int) {
 		return // aborted, or block 0 spun and the worker ran the launch (admitMore)
 	}
 	if len(l.findings.list) > 0 {
+		// An epoch would fail on the first finding too: the kernel's
+		// later launches go straight to one worker.
+		l.runOnOneWorker("a finding in block 0")
 		l.runRest(1)
 		return
 	}
@@ -485,14 +488,21 @@ func (l *launch) runSpeculative(n int) {
 	if failedAt < 0 {
 		return
 	}
+	l.runOnOneWorker(failure)
+	l.aborted.Store(false)
+	l.runRest(failedAt)
+}
+
+// runOnOneWorker has the device run the kernel's later detected launches on
+// one worker, for the reason given.
+func (l *launch) runOnOneWorker(reason string) {
+	d := l.dev
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.oneWorker == nil {
 		d.oneWorker = map[uintptr]string{}
 	}
-	d.oneWorker[kernelKey(l.kernel)] = failure
-	d.mu.Unlock()
-	l.aborted.Store(false)
-	l.runRest(failedAt)
+	d.oneWorker[kernelKey(l.kernel)] = reason
 }
 
 // runRest runs blocks from next on one worker, without speculation.
