@@ -161,7 +161,7 @@ type block struct {
 //
 // A device keeps the workers of its last launch for the next one
 // (Device.spareWorkers): a launch of a few small blocks spent a third of
-// its time allocating, clearing and warming a worker's 20 KiB. What a
+// its time allocating, clearing and warming a worker's 21 KB. What a
 // launch starts from is reset (workerState); the site cache, whose entries
 // depend on return addresses alone, is kept warm.
 type worker struct {
@@ -372,11 +372,6 @@ func (w *worker) tick() { w.turns++ }
 // unstartedBlock returns the first resident block with threads not yet
 // started.
 func (w *worker) unstartedBlock() *block {
-	if len(w.blocks) > 0 {
-		if b := w.blocks[0]; b.started < len(b.threads) {
-			return b
-		}
-	}
 	for _, b := range w.blocks {
 		if b.started < len(b.threads) {
 			return b
@@ -770,8 +765,8 @@ func (w *worker) shutdown() {
 	if w.poolsCoros() && w.l.stop.Load() != stopHang {
 		for _, c := range w.pool {
 			if !c.idle && !c.dead {
-				if t, ok := c.next(); !ok || t != nil {
-					c.dead = !ok // (a coroutine that took a thread is stopped below)
+				if _, ok := c.next(); !ok {
+					c.dead = true
 				}
 			}
 		}
