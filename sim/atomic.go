@@ -118,9 +118,9 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 	detect := w.l.detect
 	block := flags&blockScopeBit != 0
 	if detect && order == MemoryOrderSeqCst {
-		t.x.hb.fence(block, t.blk.linear, w.l.tpb, w.l.gidBase) // fence.sc, then the acq_rel operation
+		t.x.hb.fence(block, t.blk.phase, t.blk.linear, w.l.tpb, w.l.gidBase) // fence.sc, then the acq_rel operation
 	} else if detect && order.releases() && kind != accRead {
-		t.x.hb.markRelease(block)
+		t.x.hb.markRelease(block, t.blk.phase)
 	}
 	var s site
 	if detect || w.prof() {
@@ -164,7 +164,7 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 	} else {
 		// An atomic that changed nothing (a failed CAS, an exchange of the
 		// same value) is how spin loops look: let others run.
-		t.spinYield()
+		t.spinYield(true)
 	}
 	return old
 }
@@ -193,7 +193,9 @@ func (t *Thread) fence(blockScope bool) {
 		t.yield()
 	}
 	if w.l.detect {
-		t.x.hb.markRelease(blockScope)
+		// Acquire first: what the fence acquires is ordered before it,
+		// and so released by it too (cumulativity).
 		t.acquire(blockScope)
+		t.x.hb.markRelease(blockScope, t.blk.phase)
 	}
 }

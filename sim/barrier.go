@@ -115,11 +115,7 @@ func shareAcquired(b *block) {
 		if t.state != stBarrier {
 			continue
 		}
-		h := &t.x.hb
-		if h.vc == nil {
-			h.vc = newVClock()
-		}
-		h.vc.join(all) // each keeps its own: fences add to it in place
+		t.x.hb.ownVC().join(all) // each keeps its own: fences add to it in place
 	}
 }
 
@@ -132,7 +128,7 @@ func shareAcquired(b *block) {
 func (w *worker) barrierDivergence(t *Thread, kind barKind, s site) {
 	b, bar := t.blk, &t.blk.bar
 	w.l.addFinding(Finding{Kind: BarrierDivergence,
-		Detail:   fmt.Sprintf("threads of block %v wait at different barriers", b.idx),
+		Detail:   fmt.Sprintf("threads of block %s wait at different barriers", b.idx.IndexString()),
 		Current:  threadAccess(t, barNames[kind], s),
 		Previous: threadAccess(bar.first, barNames[bar.kind], bar.site)})
 }

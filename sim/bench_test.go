@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"iter"
 	"runtime"
 	"testing"
 	"time"
@@ -221,6 +222,32 @@ func benchDetectParallel(b *testing.B, nthreads float64, run func(*testing.B, si
 	})
 }
 
+// pullRoundTrip returns a function that resumes each of n coroutines once
+// (an iter.Pull next and the coroutine's yield back): the bare cost of
+// switching to a thread waiting at a barrier and back, with as many
+// coroutines live as a block has threads waiting, and nothing of sim.
+func pullRoundTrip(n int) (round func(), stop func()) {
+	nexts := make([]func() (int, bool), n)
+	stops := make([]func(), n)
+	for i := range nexts {
+		nexts[i], stops[i] = iter.Pull(func(yield func(int) bool) {
+			for yield(i) {
+			}
+		})
+	}
+	round = func() {
+		for _, next := range nexts {
+			next()
+		}
+	}
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	return round, stop
+}
+
 // barriersOnly is the switch-cost floor: k barriers and nothing else.
 func barriersOnly(k int) sim.Kernel {
 	return func(t *sim.Thread) {
@@ -274,7 +301,15 @@ func BenchmarkReduceSum(b *testing.B) {
 			b.ReportMetric(per/nthreads, "ns/thread")
 			b.ReportMetric(per/nthreads/barriers, "ns/thread/barrier")
 			b.ReportMetric(per/measure(goLoop), "x-goloop")
-			b.ReportMetric(per/measure(floor), "x-floor")
+			bar := measure(floor)
+			b.ReportMetric(per/bar, "x-floor")
+			// barrier-x-switch: a barrier of barriersOnly, per thread,
+			// against the bare coroutine round trip it needs (resumed by
+			// the scheduler, yielding back), with a block's worth of
+			// coroutines live: what sim adds to the switch.
+			round, stop := pullRoundTrip(threads)
+			b.ReportMetric(bar/nthreads/barriers/(measure(round)/threads), "barrier-x-switch")
+			stop()
 		})
 	})
 	b.Run("detect", func(b *testing.B) { benchDetect(b, nthreads, run, off) })

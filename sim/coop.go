@@ -675,11 +675,7 @@ func orderMembers(ms []*Thread) {
 		all.threads[u.gid] = u.x.hb.clock
 	}
 	for _, u := range ms {
-		h := &u.x.hb
-		if h.vc == nil {
-			h.vc = newVClock()
-		}
-		h.vc.join(all)
+		u.x.hb.ownVC().join(all)
 		u.blk.acquired = true
 	}
 }

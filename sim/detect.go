@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"sync"
 )
 
@@ -46,10 +47,15 @@ type hbState struct {
 	known              [warpSize]uint32 // warp-sync clocks of the warp's lanes as this lane knows them; known[lane] is its own
 	clock              uint32           // fences executed
 	fenced, blockFence bool             // a fence since the last atomic: the next atomic releases
-	vc, pend           *vclock          // acquired knowledge; acquired but not yet fenced
-	pendRMW            *vclock          // the part of pend read by read-modify-writes (see barrierAcquire)
-	past               []pastOp         // kernel lines executed since the last barrier
-	exitPhase          uint32           // barrier phase + 1 in which the thread exited with a past; 0 if not
+	// relClock and relPhase are the clock and the block's barrier phase at
+	// the last release fence: what the next strong write publishes (the
+	// fence, not the write, decides what is released).
+	relClock, relPhase uint32
+	relVC              *vclock  // vc at that fence; changed in place only after a copy (ownVC)
+	vc, pend           *vclock  // acquired knowledge; acquired but not yet fenced
+	pendRMW            *vclock  // the part of pend read by read-modify-writes (see barrierAcquire)
+	past               []pastOp // kernel lines executed since the last barrier
+	exitPhase          uint32   // barrier phase + 1 in which the thread exited with a past; 0 if not
 }
 
 // pastOp is a kernel line a thread ran: its function, line and site.
@@ -62,6 +68,7 @@ func (h *hbState) reset() {
 	h.known = [warpSize]uint32{}
 	h.clock = 0
 	h.fenced, h.blockFence = false, false
+	h.relClock, h.relPhase, h.relVC = 0, 0, nil
 	h.vc, h.pend, h.pendRMW = nil, nil, nil
 	h.past = h.past[:0]
 	h.exitPhase = 0
@@ -93,6 +100,10 @@ func newVClock() *vclock {
 	return &vclock{threads: map[uint32]uint32{}, blocks: map[int]uint32{}}
 }
 
+func (v *vclock) clone() *vclock {
+	return &vclock{threads: maps.Clone(v.threads), blocks: maps.Clone(v.blocks)}
+}
+
 func (v *vclock) join(o *vclock) {
 	if o == nil {
 		return
@@ -112,18 +123,36 @@ func (v *vclock) join(o *vclock) {
 // fence applies a fence to the thread's knowledge: it makes the next strong
 // write a release (markRelease), and turns what earlier strong reads read
 // into acquired knowledge (acquirePend).
-func (h *hbState) fence(blockScope bool, blk, tpb int, gidBase uint32) {
-	h.markRelease(blockScope)
-	h.acquirePend(blockScope, blk, tpb, gidBase)
+func (h *hbState) fence(blockScope bool, phase uint32, blk, tpb int, gidBase uint32) {
+	h.acquirePend(blockScope, blk, tpb, gidBase) // first: what it acquires, it releases too
+	h.markRelease(blockScope, phase)
 }
 
-// markRelease is the release half of a fence: the thread's accesses so far
-// are published by its next strong write (PTX's release pattern, a fence
-// followed by a strong write), at block or device scope.
-func (h *hbState) markRelease(blockScope bool) {
+// markRelease is the release half of a fence, made in barrier phase phase:
+// the thread's accesses so far, and those of its block before phase, are
+// published by its next strong write (PTX's release pattern, a fence
+// followed by a strong write), at block or device scope. What comes after
+// the fence is not, though it comes before that write: a barrier or a
+// group sync between the two orders other threads' accesses before the
+// write, not before the fence.
+func (h *hbState) markRelease(blockScope bool, phase uint32) {
 	h.clock++
 	h.fenced = true
 	h.blockFence = blockScope
+	h.relClock, h.relPhase, h.relVC = h.clock, phase, h.vc
+}
+
+// ownVC returns the thread's acquired knowledge ready to be added to in
+// place: made if there is none, copied if the last release fence holds it
+// (relVC), whose snapshot must stay what the fence saw.
+func (h *hbState) ownVC() *vclock {
+	switch {
+	case h.vc == nil:
+		h.vc = newVClock()
+	case h.vc == h.relVC:
+		h.vc = h.vc.clone()
+	}
+	return h.vc
 }
 
 // acquirePend is the acquire half of a fence: what the thread's strong
@@ -136,9 +165,7 @@ func (h *hbState) acquirePend(blockScope bool, blk, tpb int, gidBase uint32) {
 	if h.pend == nil {
 		return
 	}
-	if h.vc == nil {
-		h.vc = newVClock()
-	}
+	h.ownVC()
 	if !blockScope {
 		h.vc.join(h.pend)
 		h.pend, h.pendRMW = nil, nil
@@ -197,10 +224,7 @@ type syncKey struct {
 // knowledge to share.
 func (h *hbState) barrierAcquire() bool {
 	if h.pendRMW != nil {
-		if h.vc == nil {
-			h.vc = newVClock()
-		}
-		h.vc.join(h.pendRMW)
+		h.ownVC().join(h.pendRMW)
 		h.pendRMW = nil
 	}
 	return h.vc != nil
@@ -255,11 +279,11 @@ func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 			sv.block[t.blk.linear] = dst
 		}
 	}
-	dst.join(h.vc)
-	if h.clock > dst.threads[t.gid] {
-		dst.threads[t.gid] = h.clock
+	dst.join(h.relVC)
+	if h.relClock > dst.threads[t.gid] {
+		dst.threads[t.gid] = h.relClock
 	}
-	if p := t.blk.phase; p > dst.blocks[t.blk.linear] {
+	if p := h.relPhase; p > dst.blocks[t.blk.linear] {
 		dst.blocks[t.blk.linear] = p
 	}
 }
@@ -648,8 +672,8 @@ func lineIn(chain []pastOp, fn int32) (int32, bool) {
 //go:noinline
 func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 	w.l.addFinding(Finding{Kind: BarrierDivergence,
-		Detail: fmt.Sprintf("thread %v of block %v did not arrive at the barrier: it ran on to line %d and exited while others wait",
-			t.ThreadIdx, b.idx, p.line),
+		Detail: fmt.Sprintf("thread %s of block %s did not arrive at the barrier: it ran on to line %d and exited while others wait",
+			t.ThreadIdx.IndexString(), b.idx.IndexString(), p.line),
 		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit", Site: p.site.String()},
 		Previous: threadAccess(b.bar.first, barNames[b.bar.kind], s)})
 }
@@ -773,22 +797,25 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 			return s
 		}
 	}
-	t.spinAccount(m, i, changed)
+	t.spinAccount(m, i, changed, false)
 	return s
 }
 
 // spinAccount counts an access towards the next spin check, and watches it
 // while one runs. A thread whose watched accesses keep to a few addresses
-// without changing memory is parked until others have run.
-func (t *Thread) spinAccount(m *mem, i int, changed bool) {
+// without changing memory is parked until others have run. Strong says
+// the access is a strong one (volatile, atomic_ref): what a correct spin
+// wait polls with.
+func (t *Thread) spinAccount(m *mem, i int, changed, strong bool) {
 	l := t.w.l
 	if t.watch > 0 {
 		t.x.spin.note(m.id, i, changed)
+		t.x.spin.strong = t.x.spin.strong || strong
 		t.watch--
 		if t.watch == 0 {
 			t.ops = defaultBudget
 			if t.x.spin.looksStuck() {
-				t.spinYield()
+				t.spinYield(t.x.spin.strong)
 				t.resumeWatch()
 			}
 		}
@@ -829,6 +856,9 @@ type spinWatch struct {
 	n        int
 	overflow bool
 	changed  bool
+	// strong is set when a watched access was strong (volatile or an
+	// atomic_ref operation): the window polls as a spin wait does.
+	strong bool
 	// confirm is set while a resumed spinner is confirmed to keep to the
 	// addresses it spun on (see resumeWatch): a new one ends the spin.
 	confirm bool
@@ -860,8 +890,14 @@ func (s *spinWatch) note(m int32, i int, changed bool) {
 func (s *spinWatch) looksStuck() bool { return !s.overflow && !s.changed }
 
 // spinYield parks a thread that made no progress until others have run.
-func (t *Thread) spinYield() {
+// Polled says how: with atomics or strong accesses, as spin waits poll, or
+// (false) with plain loads only, as a long read-only loop also reads, which
+// the deadlock verdict waits longer for (see spinRound).
+func (t *Thread) spinYield(polled bool) {
 	w := t.w
+	if !polled {
+		w.plainSpinners++
+	}
 	if w.l.epoch != nil {
 		t.specAbort("spinning")
 	}

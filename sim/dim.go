@@ -26,12 +26,29 @@ func (d Dim3) norm() Dim3 {
 // Size is X*Y*Z.
 func (d Dim3) Size() int { d = d.norm(); return d.X * d.Y * d.Z }
 
+// String formats d as an extent, reading a zero Y or Z as 1 and leaving
+// out trailing 1s: (256), (16,16). For an index, where a zero is a zero,
+// use IndexString.
 func (d Dim3) String() string {
 	d = d.norm()
 	switch {
 	case d.Y == 1 && d.Z == 1:
 		return fmt.Sprintf("(%d)", d.X)
 	case d.Z == 1:
+		return fmt.Sprintf("(%d,%d)", d.X, d.Y)
+	}
+	return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z)
+}
+
+// IndexString formats d as a thread or block index: its coordinates as
+// they are, leaving out trailing zeros: (5), (5,1), (1,0,1). Threads (5,0)
+// and (5,1) of a 2-D block print as (5) and (5,1), where String would give
+// (5) for both.
+func (d Dim3) IndexString() string {
+	switch {
+	case d.Y == 0 && d.Z == 0:
+		return fmt.Sprintf("(%d)", d.X)
+	case d.Z == 0:
 		return fmt.Sprintf("(%d,%d)", d.X, d.Y)
 	}
 	return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z)

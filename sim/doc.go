@@ -226,7 +226,16 @@
 // or not.
 //
 // A livelock whose threads keep writing changing values is progress to the
-// deadlock detector, rightly: it cannot tell it from long work.
+// deadlock detector, rightly: it cannot tell it from long work. Threads that
+// poll a few addresses without changing memory are spinning: with atomics,
+// volatile or atomic_ref loads (how a correct spin wait polls) the launch
+// is a deadlock after some 64 rounds in which nothing changed (about 270k
+// polls per thread for a few threads, fewer for many); with plain loads
+// only, which a long loop over a small read-only table makes too (a Markov
+// chain, a polynomial's coefficients in constant memory), only after 2^20
+// such reads per live thread or 2^26 in all (2^23 under the race
+// detector), whichever is fewer: such a loop that reads more is taken for
+// a livelock.
 // Options.WithTimeLimit bounds a launch's wall-clock time; when it runs out
 // the launch ends at its threads' next scheduling points with a
 // BudgetExceeded finding grouping the live threads by state and line.

@@ -141,7 +141,7 @@ func (t *Thread) gridArrive() {
 	s := w.sites.callerSite()
 	h := &t.x.hb
 	if l.detect {
-		h.markRelease(false)
+		h.markRelease(false, t.blk.phase)
 		if gb.rel == nil {
 			gb.rel = newVClock()
 		}
@@ -169,10 +169,7 @@ func (t *Thread) gridArrive() {
 		t.state = stRunning
 	}
 	if l.detect && gb.last != nil {
-		if h.vc == nil {
-			h.vc = newVClock()
-		}
-		h.vc.join(gb.last)
+		h.ownVC().join(gb.last)
 		t.blk.acquired = true
 	}
 }

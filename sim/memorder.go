@@ -194,7 +194,7 @@ func (t *Thread) AtomicThreadFence(order MemoryOrder, scope ThreadScope) {
 	}
 	h, block := &t.x.hb, scope == ThreadScopeBlock
 	if order.releases() {
-		h.markRelease(block)
+		h.markRelease(block, t.blk.phase)
 	}
 	if order.acquires() {
 		t.acquire(block)
@@ -356,11 +356,11 @@ func (t *Thread) countAccess(m *mem, i int, changed bool) {
 			t.ops--
 			return
 		}
-		t.spinAccount(m, i, changed)
+		t.spinAccount(m, i, changed, true)
 		return
 	}
 	t.budget--
 	if t.budget < 0 {
-		t.spinAccount(m, i, changed)
+		t.spinAccount(m, i, changed, true)
 	}
 }

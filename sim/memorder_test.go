@@ -593,3 +593,71 @@ func TestNoRaceStrongReadsAndStrongWrite(t *testing.T) {
 		sim.NewAtomicRef(x, 0, sim.ThreadScopeDevice).Store(t, 1, sim.MemoryOrderRelaxed)
 	}))
 }
+
+// ---------------------------------------------------------------------------
+// a release fence publishes what precedes it, not what precedes the strong
+// write after it: a barrier or group sync between the fence and the flag
+// store orders the other threads' writes before the store, not before the
+// fence (PTX's release pattern is cumulative over what is ordered before
+// the fence). Side by side: the fence after the sync, and before it.
+
+func fenceAroundSync(data, out, flag *sim.Buffer[int32], fenceFirst, tile bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		tid := t.ThreadIdx.X
+		if t.BlockIdx.X == 1 { // producer
+			if tid == 0 && fenceFirst {
+				t.ThreadFence()
+			}
+			data.Store(t, tid, int32(tid+10)) //@fsW
+			if tile {
+				sim.TiledPartitionOf[sim.Size64](sim.ThisThreadBlock(t)).Sync()
+			} else {
+				t.SyncThreads()
+			}
+			if tid == 0 {
+				if !fenceFirst {
+					t.ThreadFence()
+				}
+				flag.StoreVolatile(t, 0, 1)
+			}
+			return
+		}
+		if tid == 0 { // consumer: block 0 runs first and waits for block 1
+			for flag.LoadVolatile(t, 0) == 0 {
+				t.Nanosleep(100)
+			}
+			t.ThreadFence()
+		}
+		t.SyncThreads()
+		out.Store(t, tid, data.Load(t, tid)) //@fsR
+	}
+}
+
+func runFenceAroundSync(t *testing.T, fenceFirst, tile bool) (*sim.Report, []int32) {
+	dev := sim.NewDevice(sim.H100)
+	data := zeroed[int32](t, dev, "data", 64)
+	out := zeroed[int32](t, dev, "out", 64)
+	flag := zeroed[int32](t, dev, "flag", 1)
+	r := exec(t, dev, lin(2, 64), fenceAroundSync(data, out, flag, fenceFirst, tile))
+	return r, out.ToHost()
+}
+
+func TestNoRaceReleaseFenceAfterSync(t *testing.T) {
+	t.Parallel()
+	for _, tile := range []bool{false, true} {
+		r, out := runFenceAroundSync(t, false, tile)
+		wantClean(t, r)
+		if out[63] != 73 {
+			t.Fatalf("tile %v: out = %v", tile, out)
+		}
+	}
+}
+
+func TestRaceReleaseFenceBeforeSync(t *testing.T) {
+	t.Parallel()
+	for _, tile := range []bool{false, true} {
+		r, _ := runFenceAroundSync(t, true, tile)
+		wantRace(t, r, sim.GlobalSpace, "data", at(t, "fsW"), at(t, "fsR"))
+		onlyKinds(t, r, sim.DataRace)
+	}
+}

@@ -141,7 +141,7 @@ func TestFenceAcquiresPending(t *testing.T) {
 	for _, tt := range tests {
 		var h hbState
 		h.pend = pending()
-		h.fence(tt.blockScope, 0, tpb, gidBase)
+		h.fence(tt.blockScope, 0, 0, tpb, gidBase)
 		if h.clock != 1 || !h.fenced || h.blockFence != tt.blockScope {
 			t.Errorf("%s: clock %d fenced %v blockFence %v, want a release pending at the fence's scope",
 				tt.label, h.clock, h.fenced, h.blockFence)
@@ -153,14 +153,14 @@ func TestFenceAcquiresPending(t *testing.T) {
 			t.Errorf("%s: pending left %v, want %v", tt.label, h.pend, tt.pendLeft)
 		}
 		if tt.pendLeft {
-			h.fence(false, 0, tpb, gidBase)
+			h.fence(false, 0, 0, tpb, gidBase)
 			if h.pend != nil || h.vc.threads[170] != 3 || h.vc.blocks[1] != 5 {
 				t.Errorf("%s: a device fence after it left %v pending, acquired %v %v", tt.label, h.pend, h.vc.threads, h.vc.blocks)
 			}
 		}
 	}
 	var h hbState
-	h.fence(true, 0, tpb, gidBase)
+	h.fence(true, 0, 0, tpb, gidBase)
 	if h.vc != nil {
 		t.Errorf("a fence with nothing pending acquired %v", h.vc)
 	}

@@ -78,6 +78,32 @@ func TestOutputFormat(t *testing.T) {
 	}
 }
 
+// TestOutputFormatIndices: a report names threads and blocks of 2-D and
+// 3-D launches by their coordinates as they are (a zero is a zero, not an
+// extent's 1): threads (5,0) and (5,1) of block (1,0,1).
+func TestOutputFormatIndices(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x, _ := sim.Alloc[int32](dev, "x", 1)
+	err := dev.Launch(sim.Config{Grid: sim.Dim3{X: 2, Y: 1, Z: 2}, Block: sim.Dim2(8, 2)}, func(t *sim.Thread) {
+		if t.BlockIdx == (sim.Dim3{X: 1, Y: 0, Z: 1}) && t.ThreadIdx.X == 5 {
+			x.Store(t, 0, int32(t.ThreadIdx.Y))
+		}
+	})
+	re := `write by block \(1,0,1\) thread \(5,1\) at sim/output_test\.go:\d+
+    previous write by block \(1,0,1\) thread \(5\) at`
+	if err == nil || !regexp.MustCompile(re).MatchString(err.Error()) {
+		t.Errorf("report does not match\n%v\n--- want ---\n%s", err, re)
+	}
+	for _, c := range []struct {
+		d    sim.Dim3
+		want string
+	}{{sim.Dim3{X: 5}, "(5)"}, {sim.Dim3{X: 5, Y: 1}, "(5,1)"}, {sim.Dim3{X: 1, Z: 1}, "(1,0,1)"}, {sim.Dim3{}, "(0)"}} {
+		if got := c.d.IndexString(); got != c.want {
+			t.Errorf("%#v.IndexString() = %s, want %s", c.d, got, c.want)
+		}
+	}
+}
+
 // ExampleReport shows a test turning the detectors' findings into a
 // failure in one line, and inspecting them as data.
 func ExampleReport() {

@@ -82,7 +82,7 @@ func (a Access) String() string {
 	if a.Host {
 		return "host"
 	}
-	s := fmt.Sprintf("%s by block %v thread %v", a.Op, a.Block, a.Thread)
+	s := fmt.Sprintf("%s by block %s thread %s", a.Op, a.Block.IndexString(), a.Thread.IndexString())
 	if a.Site != "" {
 		s += " at " + a.Site
 	}
@@ -195,7 +195,7 @@ func (f Finding) String() string {
 	}
 	if len(f.Groups) == 0 {
 		for _, w := range f.Waiting {
-			fmt.Fprintf(&b, "\n    block %v thread %v: %s at %s", w.Block, w.Thread, w.At, w.Site)
+			fmt.Fprintf(&b, "\n    block %s thread %s: %s at %s", w.Block.IndexString(), w.Thread.IndexString(), w.At, w.Site)
 		}
 	}
 	if f.Count > 1 {

@@ -184,8 +184,14 @@ type workerState struct {
 	progress uint64 // bumped by every change of memory, thread exit and block admission
 	spinMark uint64
 	stuck    int
-	rng      *rand.Rand
-	ctxs     ctxCache // detection: context ids of recent accesses
+	// stuckOps estimates the accesses spinners ran since the last
+	// progress; plainSpinners counts the spinners parked since the last
+	// spin round that polled with plain loads only (see spinRound).
+	stuckOps      int
+	plainSpinners int
+	othersIdle    bool // a wait for other workers' progress came to nothing
+	rng           *rand.Rand
+	ctxs          ctxCache // detection: context ids of recent accesses
 	// ctxView is the launch's context table as far as this worker has
 	// interned: what its records' ids index (see internCtx).
 	ctxView []accessCtx
@@ -247,6 +253,15 @@ const (
 	// than spinAccesses/defaultBudget live threads, a resumed spinner runs
 	// fewer accesses before it is watched again.
 	spinAccesses = 1 << 20
+	// plainSpinThread and plainSpinAccesses bound the accesses polling
+	// with plain loads only, without progress, that make a livelock (see
+	// spinRound): 2^20 per live thread, 2^26 (a second or two of
+	// simulation) in all; under the Go race detector, whose checked
+	// accesses cost ten times as much, 2^23. plainSpinTurn is the fewest
+	// accesses such a spinner runs per turn.
+	plainSpinThread   = 1 << 20
+	plainSpinAccesses = 1 << 26 >> (3 * raceShift)
+	plainSpinTurn     = 32
 )
 
 // poolsCoros reports whether w takes its coroutines from idlePool and gives
@@ -488,9 +503,11 @@ func (w *worker) spinRound() bool {
 		return false
 	}
 	w.beat.Add(1)
+	plain := w.plainSpinners > 0
+	w.plainSpinners = 0
 	if w.progress != w.spinMark {
 		w.spinMark = w.progress
-		w.stuck = 0
+		w.stuck, w.stuckOps, w.othersIdle = 0, 0, false
 	} else {
 		w.stuck++
 	}
@@ -498,24 +515,46 @@ func (w *worker) spinRound() bool {
 		// Another worker may be about to release us.
 		if g := w.l.progress.Load(); g != w.lastShare {
 			w.lastShare = g
-			w.stuck = 0
+			w.stuck, w.stuckOps, w.othersIdle = 0, 0, false
 		} else if w.stuck > maxStuck {
-			if !w.waitForOthers() {
+			if w.othersIdle || !w.waitForOthers() {
+				w.othersIdle = true
 				goto stuck
 			}
-			w.stuck = 0
+			w.stuck, w.stuckOps = 0, 0
 		} else {
 			runtime.Gosched()
 		}
 	}
 	if w.stuck >= 2 && w.admitMore() {
-		w.stuck = 0
+		w.stuck, w.stuckOps = 0, 0
 	}
 stuck:
-	if w.stuck > w.stuckRounds() {
+	// A thread that polls a few addresses with plain loads and writes
+	// nothing may be a spin wait or a long loop over a small read-only
+	// table (a Markov chain, a polynomial's coefficients): memory cannot
+	// tell them apart. While any spinner polls that way, the verdict waits
+	// for plainSpinThread such accesses per live thread, or
+	// plainSpinAccesses in all (and minStuck rounds), rather than
+	// stuckRounds rounds; spin waits on volatile, atomic_ref and atomics
+	// are judged after stuckRounds.
+	if plain {
+		if w.stuck > minStuck && w.stuckOps >= min(plainSpinAccesses, w.live*plainSpinThread) {
+			return false
+		}
+	} else if w.stuck > w.stuckRounds() {
 		return false
 	}
 	w.spinOps = spinOpsFor(w.live)
+	if plain {
+		// Longer turns: the verdict waits for accesses, not rounds.
+		w.spinOps = max(w.spinOps, plainSpinTurn)
+	}
+	per := w.spinOps + watchOps
+	if w.spinOps == 0 {
+		per = rewatchOps
+	}
+	w.stuckOps += per * len(w.spinq)
 	for _, t := range w.spinq {
 		t.state = stRunnable
 		w.runq = append(w.runq, t)

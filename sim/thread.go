@@ -136,7 +136,7 @@ func (t *Thread) halt() {
 	l := t.w.l
 	if l.ended.Load() {
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Thread",
-			What: fmt.Sprintf("thread %v of block %v is used after its launch ended: a Thread is valid only inside the kernel call it was passed to", t.ThreadIdx, t.BlockIdx)})
+			What: fmt.Sprintf("thread %s of block %s is used after its launch ended: a Thread is valid only inside the kernel call it was passed to", t.ThreadIdx.IndexString(), t.BlockIdx.IndexString())})
 	}
 	if l.stop.Load() == stopHang {
 		// The launch was abandoned: unwind the stray thread and let its
