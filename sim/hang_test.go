@@ -91,6 +91,45 @@ func TestHangWatchdogNamesThreadAndLine(t *testing.T) {
 	}
 }
 
+// A thread blocked in the Go runtime (a channel receive, a lock, a sleep;
+// or a host call on its own Device, which waits for the launch it is in)
+// burns no CPU: the watchdog tells it from a thread the machine starves by
+// its goroutine's state, and abandons it as a hang, naming the line.
+func TestHangThreadBlockedInGo(t *testing.T) {
+	for _, kind := range []string{"channel", "sleep", "own device"} {
+		t.Run(kind, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			x, _ := sim.Alloc[int32](dev, "x", 32)
+			unblock := make(chan struct{})
+			start := time.Now()
+			r := report(t, dev, cfg1(1, 32, sim.Options{}.WithWatchdog(200*time.Millisecond)), func(th *sim.Thread) {
+				if th.ThreadIdx.X == 7 {
+					switch kind {
+					case "channel":
+						<-unblock //@blockedChan
+					case "sleep":
+						time.Sleep(time.Hour) //@blockedSleep
+					case "own device":
+						_ = x.ToHost() //@blockedHost
+					}
+				}
+				x.Store(th, th.ThreadIdx.X, 1)
+			})
+			el := time.Since(start)
+			close(unblock)
+			t.Logf("reported after %v", el)
+			if el > 5*time.Second { // the watchdog's 200ms and its ticks; it was never, or the time other goroutines took to burn 200ms of CPU
+				t.Errorf("the hang took %v to report", el)
+			}
+			f := only(t, r, sim.Hang)
+			want := map[string]string{"channel": "blockedChan", "sleep": "blockedSleep", "own device": "blockedHost"}[kind]
+			if f.Current.Thread != (sim.Dim3{X: 7}) || f.Current.Site != at(t, want) {
+				t.Errorf("hang names %v, want thread (7) at %s:\n%v", f.Current, at(t, want), r)
+			}
+		})
+	}
+}
+
 // baseline returns the goroutine count with no idle coroutine of the
 // simulator about (Device.Close stops them, whatever Device made them).
 func baseline() int {

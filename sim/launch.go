@@ -111,9 +111,11 @@ func (d *Device) Validate(cfg Config) error {
 			return err
 		}
 	}
-	if int64(grid.X)*int64(grid.Y)*int64(grid.Z)*int64(blk.Size()) >= 1<<32-1 {
-		return bad(ErrSimulatorLimit, "threads per grid", "%d threads: the simulator numbers threads in 32 bits, at most %d per launch (the GPU would run it)",
-			int64(grid.X)*int64(grid.Y)*int64(grid.Z)*int64(blk.Size()), uint32(1<<32-2))
+	// (Each factor is below 2^31: multiplied in float64, the product
+	// cannot wrap as it did in int64 for a (2^31-1, 65535, 65535) grid.)
+	if threads := float64(grid.X) * float64(grid.Y) * float64(grid.Z) * float64(blk.Size()); threads >= 1<<32-1 {
+		return bad(ErrSimulatorLimit, "threads per grid", "%.0f threads: the simulator numbers threads in 32 bits, at most %d per launch (the GPU would run it)",
+			threads, uint32(1<<32-2))
 	}
 	return nil
 }

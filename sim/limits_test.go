@@ -208,4 +208,10 @@ func TestGridBeyondSimulatorIndexingHasSimulatorCode(t *testing.T) {
 	if err := dev.Validate(sim.Config{Grid: sim.Dim(1<<22 - 1), Block: sim.Dim(1024)}); err != nil {
 		t.Errorf("one block fewer: %v", err)
 	}
+	// The largest grid CUDA allows, whose thread count wrapped negative
+	// in 64-bit integers and passed.
+	huge := sim.Config{Grid: sim.Dim3{X: 1<<31 - 1, Y: 65535, Z: 65535}, Block: sim.Dim(2)}
+	if err := dev.Validate(huge); !errors.As(err, &le) || le.Code != sim.ErrSimulatorLimit {
+		t.Errorf("grid %v x block 2: %v, want ErrSimulatorLimit", huge.Grid, err)
+	}
 }

@@ -4,9 +4,12 @@ package sim_test
 // launch aborted, the device usable afterwards.
 
 import (
+	"context"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -139,4 +142,38 @@ func TestPanicIndexOutOfRange(t *testing.T) {
 		t.Fatalf("%v", r)
 	}
 	t.Log(r)
+}
+
+// ---------------------------------------------------------------------------
+// runtime.Goexit in a kernel (what a *testing.T's FailNow or Fatal does):
+// a finding naming the kernel's line, on one worker and on several with
+// detection (whose speculative workers waited for ever for the worker it
+// ended), and the launch returns.
+
+func TestPanicGoexitInKernel(t *testing.T) {
+	t.Parallel()
+	for _, o := range []sim.Options{{}, sim.Options{}.WithWorkers(2), sim.Options{}.WithDetection(false).WithWorkers(2)} {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[int32](t, dev, "out", 8*32)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := dev.LaunchContext(ctx, lin(8, 32, o), func(t *sim.Thread) {
+			if t.BlockIdx.X == 5 && t.ThreadIdx.X == 3 {
+				runtime.Goexit() //@goexit
+			}
+			out.Store(t, t.GlobalX(), 1)
+		})
+		cancel()
+		sim.ExpectByName(t, err)
+		r, ok := err.(*sim.Report)
+		if !ok {
+			t.Fatalf("workers %d: got %v, want a report", o.Workers(), err)
+		}
+		if r.Stopped != nil {
+			t.Fatalf("workers %d: the launch ran to its deadline:\n%v", o.Workers(), r)
+		}
+		f := wantKind(t, r, sim.KernelPanic)
+		if f.Current.Site != at(t, "goexit") || f.Current.Op != "Goexit" || !strings.Contains(f.Detail, "Goexit") {
+			t.Errorf("workers %d: finding %+v, want Goexit at %s", o.Workers(), f, at(t, "goexit"))
+		}
+	}
 }

@@ -63,7 +63,8 @@ func (k *Kind) UnmarshalText(b []byte) error {
 func (k Kind) Fatal() bool {
 	switch k {
 	case Deadlock, OutOfBounds, KernelPanic, InvalidShared, WarpDivergence,
-		Hang, BudgetExceeded, StackOverflow, ShadowBudget, UseAfterFree, ForeignBuffer:
+		Hang, BudgetExceeded, StackOverflow, ShadowBudget, UseAfterFree, ForeignBuffer,
+		MisalignedAddress, ConstantWrite:
 		return true
 	}
 	return false
@@ -478,23 +479,48 @@ func (t *Thread) badIndex(m *mem, i int, write bool) {
 // kernelPanic records a Go panic raised by kernel code, with the kernel line
 // that raised it (the stack is still intact inside the deferred recover).
 func (w *worker) kernelPanic(t *Thread, r any) {
+	w.l.addFinding(Finding{Kind: KernelPanic, Detail: fmt.Sprint(r),
+		Current: Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "panic", Site: panicSite()}})
+}
+
+// kernelGoexit records a thread that called runtime.Goexit, with the kernel
+// line that led to it.
+func (w *worker) kernelGoexit(t *Thread) {
+	w.l.addFinding(Finding{Kind: KernelPanic,
+		Detail:  "runtime.Goexit in a kernel thread (a *testing.T's FailNow, Fatal or SkipNow, called from the kernel?): it ends the thread's goroutine, and the launch; report failures from the test after Launch returns",
+		Current: Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "Goexit", Site: panicSite()}})
+}
+
+// panicSite is the line of the kernel's code a panic or Goexit unwinding
+// through a deferred recover (two frames up) came from: the innermost frame
+// outside the runtime, sim and the standard library, or the innermost
+// outside the runtime and sim if there is none.
+func panicSite() string {
 	var pcs [32]uintptr
-	n := runtime.Callers(3, pcs[:])
-	where := ""
+	n := runtime.Callers(4, pcs[:])
+	where, lib := "", ""
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		fr, more := frames.Next()
 		if fr.Function != "" && !strings.HasPrefix(fr.Function, "runtime.") &&
 			!(strings.HasPrefix(fr.Function, simPkg) && !strings.HasSuffix(fr.File, "_test.go")) {
-			where = fmt.Sprintf("%s:%d", shortFile(fr.File), fr.Line)
-			break
+			s := fmt.Sprintf("%s:%d", shortFile(fr.File), fr.Line)
+			if !stdlib(fr.Function, fr.File) {
+				where = s
+				break
+			}
+			if lib == "" {
+				lib = s
+			}
 		}
 		if !more {
 			break
 		}
 	}
-	w.l.addFinding(Finding{Kind: KernelPanic, Detail: fmt.Sprint(r),
-		Current: Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "panic", Site: where}})
+	if where == "" {
+		return lib
+	}
+	return where
 }
 
 // Bounds of a thread report (Finding.Groups and Waiting): whatever the

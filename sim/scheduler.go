@@ -326,6 +326,12 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 			ok = false
 			return
 		case abortKernel{}:
+		case nil:
+			// No panic, and the thread did not return: runtime.Goexit
+			// (a *testing.T's FailNow, Fatal or SkipNow called in a
+			// kernel). It ends this coroutine's goroutine, and the
+			// launch with it.
+			w.kernelGoexit(t)
 		default:
 			w.kernelPanic(t, r)
 		}

@@ -149,3 +149,25 @@ func TestSitesNeedNoUnwinder(t *testing.T) {
 		}
 	}
 }
+
+// stdlib tells the standard library by the file where it can: a module
+// whose path has no dot (`go mod init myapp`) is the user's code, and the
+// watchdog and panic reports name its lines.
+func TestStdlibByFile(t *testing.T) {
+	root := runtime.GOROOT()
+	for _, c := range []struct {
+		fn, file string
+		want     bool
+	}{
+		{"testing.(*common).FailNow", root + "/src/testing/testing.go", true},
+		{"myapp.kernel.func1", "/home/user/myapp/kernel.go", false},
+		{"review.TestK.func1", "/tmp/review/k_test.go", false},
+		{"github.com/x/y.k", "/home/user/y/k.go", false},
+		{"fmt.Sprintf", "fmt/print.go", true}, // -trimpath: the name decides
+		{"main.k", "main.go", false},
+	} {
+		if got := stdlib(c.fn, c.file); got != c.want {
+			t.Errorf("stdlib(%q, %q) = %v, want %v", c.fn, c.file, got, c.want)
+		}
+	}
+}

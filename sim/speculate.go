@@ -406,7 +406,18 @@ func (l *launch) runSpeculative(n int) {
 			defer w.finished.Store(true)
 			defer w.shutdown()
 			for range gos[i] {
-				w.runBlocks()
+				// A kernel's runtime.Goexit ends this goroutine: the
+				// epoch still ends (the finding it made fails it).
+				ended := false
+				func() {
+					defer func() {
+						if !ended {
+							done <- struct{}{}
+						}
+					}()
+					w.runBlocks()
+					ended = true
+				}()
 				done <- struct{}{}
 			}
 		}()

@@ -221,6 +221,10 @@ func TestMisalignedWordLoad(t *testing.T) {
 	if f.Memory != "bytes" || f.Current.Site != at(t, "mis") {
 		t.Errorf("finding on %q at %s, want bytes at %s:\n%v", f.Memory, f.Current.Site, at(t, "mis"), f)
 	}
+	// Fatal, as cudaErrorMisalignedAddress is: the report says so.
+	if !sim.MisalignedAddress.Fatal() || !r.Aborted || !strings.Contains(r.Error(), "launch aborted") {
+		t.Errorf("a misaligned access should abort the launch and say so:\n%v", r)
+	}
 	// A float4 view at a 4-byte (not 16-byte) offset is misaligned too;
 	// a float2 at 8 is not.
 	fl := zeroed[float32](t, dev, "fl", 16)
@@ -323,6 +327,9 @@ func TestConstantMemory(t *testing.T) {
 	})
 	if f := wantKind(t, r, sim.ConstantWrite); f.Current.Site != at(t, "cw") || f.Memory != "convFilter" {
 		t.Errorf("finding %v", f)
+	}
+	if !sim.ConstantWrite.Fatal() || !r.Aborted || !strings.Contains(r.Error(), "launch aborted") {
+		t.Errorf("a write to constant memory should abort the launch and say so:\n%v", r)
 	}
 	if err := convFilter.CopyFromHostAt(dev, 2, []float32{1, 2}); err == nil {
 		t.Error("a copy past the constant's end was accepted")

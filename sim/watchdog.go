@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -111,14 +113,26 @@ func (l *launch) supervise(ctx context.Context) {
 				}
 				cpu, haveCPU := processCPU()
 				if b := progressMark(w); b != beats[i].beat {
-					beats[i] = beatMark{b, now, cpu}
+					beats[i] = beatMark{beat: b, since: now, cpu: cpu}
 					continue
 				}
 				// Stalled for wd of wall time, and for wd of the process's
 				// CPU time too where the system reports it: a looping
 				// thread burns a core, while a process the machine starves
 				// of CPU only waits.
-				if now.Sub(beats[i].since) >= wd && (!haveCPU || cpu-beats[i].cpu >= wd) {
+				// A thread blocked in the Go runtime (a channel, a
+				// lock, a sleep, a host call on its own Device) burns
+				// no CPU: its goroutine's state tells it from a
+				// starved one.
+				stalled := now.Sub(beats[i].since) >= wd
+				if stalled && haveCPU && cpu-beats[i].cpu < wd {
+					if blockedThread(l.labels) {
+						beats[i].blocked++
+					} else {
+						beats[i].blocked = 0
+					}
+				}
+				if stalled && (!haveCPU || cpu-beats[i].cpu >= wd || beats[i].blocked >= 2) {
 					l.abandon(w, now.Sub(beats[i].since))
 					return
 				}
@@ -128,9 +142,10 @@ func (l *launch) supervise(ctx context.Context) {
 }
 
 type beatMark struct {
-	beat  uint64
-	since time.Time
-	cpu   time.Duration // the process's CPU time at since (processCPU)
+	beat    uint64
+	since   time.Time
+	cpu     time.Duration // the process's CPU time at since (processCPU)
+	blocked int           // consecutive ticks past the timeout that found the thread blocked (blockedThread)
 }
 
 // halt stops the launch at its threads' next scheduling points (thread
@@ -219,30 +234,85 @@ func spendBudget(w *worker) {
 // the running thread. The line is the innermost frame outside the runtime
 // and sim. It returns "" if none is found.
 func sampleStuck(labels context.Context) string {
+	where, _ := sampleThread(labels)
+	return where
+}
+
+// sampleThread is sampleStuck, and reports too whether the thread is
+// blocked in the Go runtime (on a channel, a lock, a sleep: parked, not
+// running) rather than running.
+func sampleThread(labels context.Context) (where string, blocked bool) {
 	id, _ := pprof.Label(labels, labelKey)
 	var buf bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
-		return ""
+		return "", false
 	}
 	want := fmt.Sprintf("%q:%q", labelKey, id)
 	for _, rec := range strings.Split(buf.String(), "\n\n") {
 		if !strings.Contains(rec, want) {
 			continue
 		}
-		if where, ok := runningLine(rec); ok {
-			return where
+		if where, ok, blocked := runningLine(rec); ok {
+			return where, blocked
 		}
 	}
-	return ""
+	return "", false
+}
+
+// parkedByUser reports whether a goroutine whose stack's PCs (hex, innermost
+// first) are pcs is parked by the runtime in a wait of the kernel's own
+// making: a channel, a select, a sleep, a lock, a condition. (A wait for
+// the garbage collector's assist, or a preemption, is not one.)
+func parkedByUser(pcs []string) bool {
+	if len(pcs) < 3 {
+		return false
+	}
+	name := func(s string) string {
+		pc, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+		if err != nil {
+			return ""
+		}
+		if f := runtime.FuncForPC(uintptr(pc) - 1); f != nil {
+			return f.Name()
+		}
+		return ""
+	}
+	if name(pcs[0]) != "runtime.gopark" {
+		return false
+	}
+	caller := name(pcs[1])
+	if caller == "runtime.goparkunlock" {
+		caller = name(pcs[2])
+	}
+	switch caller {
+	case "runtime.chanrecv", "runtime.chansend", "runtime.selectgo", "runtime.block",
+		"time.Sleep", "runtime.semacquire1", "runtime.notifyListWait", "runtime.netpollblock":
+		return true
+	}
+	return false
+}
+
+// blockedThread reports whether the launch's running thread is parked by
+// the Go runtime in kernel code (see runningLine).
+func blockedThread(labels context.Context) bool {
+	_, blocked := sampleThread(labels)
+	return blocked
 }
 
 // runningLine reads one record of a goroutine profile (debug=1): if its
 // goroutines are running kernel code rather than parked in a coroutine
-// switch, it returns the innermost kernel line.
-func runningLine(rec string) (string, bool) {
-	where, lib := "", "" // the innermost frame outside the standard library, and in it
+// switch, it returns the innermost kernel line, and whether the goroutine
+// is parked by the runtime in kernel code (its innermost frame, the first
+// PC of the record's "@" line, which the frames below leave out, is
+// runtime.gopark: a channel, a lock, a sleep).
+func runningLine(rec string) (where string, ok, blocked bool) {
+	lib := "" // where: the innermost frame outside the standard library; lib: in it
 	inKernel := false
 	for _, line := range strings.Split(rec, "\n") {
+		if _, pcs, found := strings.Cut(line, " @ "); found && !strings.HasPrefix(line, "#") {
+			blocked = parkedByUser(strings.Fields(pcs))
+			continue
+		}
 		if !strings.HasPrefix(line, "#\t") {
 			continue
 		}
@@ -257,7 +327,7 @@ func runningLine(rec string) (string, bool) {
 		switch {
 		case strings.HasPrefix(fn, "runtime.coroswitch"), strings.HasPrefix(fn, "iter.Pull"):
 			if where == "" {
-				return "", false // parked: a suspended or idle coroutine
+				return "", false, false // parked: a suspended or idle coroutine
 			}
 		case fn == runThreadFunc:
 			inKernel = true
@@ -272,7 +342,7 @@ func runningLine(rec string) (string, bool) {
 				continue
 			}
 			s := fmt.Sprintf("%s:%d", shortFile(file[:i]), n)
-			if stdlib(fn) {
+			if stdlib(fn, file[:i]) {
 				if lib == "" {
 					lib = s // sync/atomic's Load, say: the kernel's line is further out
 				}
@@ -284,13 +354,19 @@ func runningLine(rec string) (string, bool) {
 	if where == "" {
 		where = lib
 	}
-	return where, inKernel && where != ""
+	return where, inKernel && where != "", blocked && inKernel
 }
 
-// stdlib reports whether function fn (as a goroutine profile names it) is
-// in the standard library: its import path's first element has no dot,
-// and it is not package main.
-func stdlib(fn string) bool {
+// stdlib reports whether function fn (as a goroutine profile names it),
+// defined in file, is in the standard library: file is under GOROOT's src,
+// or, where GOROOT or the file's path is not known (a -trimpath build),
+// fn's import path's first element has no dot and it is not package main.
+// (A module path without a dot, as `go mod init myapp` makes, is told
+// apart by its file.)
+func stdlib(fn, file string) bool {
+	if root := runtime.GOROOT(); root != "" && filepath.IsAbs(file) {
+		return strings.HasPrefix(filepath.ToSlash(file), filepath.ToSlash(root)+"/src/")
+	}
 	path := fn
 	if i := strings.LastIndexByte(path, '/'); i >= 0 {
 		if j := strings.IndexByte(path[i:], '.'); j >= 0 {
