@@ -581,9 +581,27 @@ func (w *worker) warpSync(b *block, first int, mask uint32) {
 			}
 		}
 	}
+	var all *vclock
 	for m := mask; m != 0; m &= m - 1 {
-		b.threads[first+trailing(m)].x.hb.known = join
+		h := &b.threads[first+trailing(m)].x.hb
+		h.known = join
+		if h.vc != nil {
+			if all == nil {
+				all = newVClock()
+			}
+			all.join(h.vc)
+		}
 	}
+	if all == nil {
+		return
+	}
+	// What a lane acquired (through atomics and a fence) is ordered before
+	// the sync, and so before every lane's accesses after it: the lane
+	// that polled a flag passes it on, as a barrier does (shareAcquired).
+	for m := mask; m != 0; m &= m - 1 {
+		b.threads[first+trailing(m)].x.hb.ownVC().join(all)
+	}
+	b.acquired = true
 }
 
 // exitCheck looks for a thread that passed by a barrier: it exits while (or

@@ -661,3 +661,58 @@ func TestRaceReleaseFenceBeforeSync(t *testing.T) {
 		onlyKinds(t, r, sim.DataRace)
 	}
 }
+
+// ---------------------------------------------------------------------------
+// a warp's leader acquires, __syncwarp passes it on to the other lanes (PTX:
+// bar.warp.sync orders the lanes, and causality order is transitive). Side
+// by side: with the __syncwarp, and without it.
+
+func warpLeaderAcquire(data, out, flag *sim.Buffer[int32], syncwarp bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		lane := t.ThreadIdx.X
+		if t.BlockIdx.X == 1 { // producer
+			data.Store(t, lane, int32(lane+10)) //@wlW
+			t.SyncThreads()
+			if lane == 0 {
+				t.ThreadFence()
+				flag.StoreVolatile(t, 0, 1)
+			}
+			return
+		}
+		if lane == 0 { // consumer: block 0 runs first and waits for block 1
+			for flag.LoadVolatile(t, 0) == 0 {
+				t.Nanosleep(100)
+			}
+			t.ThreadFence()
+		}
+		if syncwarp {
+			t.SyncWarp(sim.FullMask)
+		}
+		out.Store(t, lane, data.Load(t, lane)) //@wlR
+	}
+}
+
+func runWarpLeaderAcquire(t *testing.T, syncwarp bool) *sim.Report {
+	dev := sim.NewDevice(sim.H100)
+	data := zeroed[int32](t, dev, "data", 32)
+	out := zeroed[int32](t, dev, "out", 32)
+	flag := zeroed[int32](t, dev, "flag", 1)
+	r := exec(t, dev, lin(2, 32), warpLeaderAcquire(data, out, flag, syncwarp))
+	if syncwarp {
+		if got := out.ToHost(); got[31] != 41 {
+			t.Errorf("out = %v", got)
+		}
+	}
+	return r
+}
+
+func TestNoRaceWarpLeaderAcquireSyncWarp(t *testing.T) {
+	t.Parallel()
+	wantClean(t, runWarpLeaderAcquire(t, true))
+}
+
+func TestRaceWarpLeaderAcquireWithoutSyncWarp(t *testing.T) {
+	t.Parallel()
+	r := runWarpLeaderAcquire(t, false)
+	wantRace(t, r, sim.GlobalSpace, "data", at(t, "wlW"), at(t, "wlR"))
+}
