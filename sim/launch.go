@@ -65,6 +65,9 @@ func (d *Device) Validate(cfg Config) error {
 		return err
 	}
 	s := &d.spec
+	if err := s.check(); err != nil {
+		return err
+	}
 	grid, blk := cfg.Grid.norm(), cfg.Block.norm()
 	bad := func(code ErrorCode, limit, format string, args ...any) error {
 		return &LaunchError{Code: code, Limit: limit, Detail: fmt.Sprintf(format, args...)}

@@ -215,3 +215,28 @@ func TestGridBeyondSimulatorIndexingHasSimulatorCode(t *testing.T) {
 		t.Errorf("grid %v x block 2: %v, want ErrSimulatorLimit", huge.Grid, err)
 	}
 }
+
+// A hand-made Spec the simulator cannot model is refused with the field
+// that is wrong, where it divided by zero before.
+func TestSpecRefusedWhenUnmodelled(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(*sim.Spec)
+		field  string
+	}{
+		{"warp of 64", func(s *sim.Spec) { s.WarpSize = 64 }, "WarpSize"},
+		{"warp of 0", func(s *sim.Spec) { s.WarpSize = 0 }, "WarpSize"},
+		{"no SMs", func(s *sim.Spec) { s.SMs = 0 }, "SMs"},
+	} {
+		spec := sim.H100
+		c.change(&spec)
+		var le *sim.LaunchError
+		dev := sim.NewDevice(spec)
+		if err := dev.Launch(sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32)}, func(*sim.Thread) {}); !errors.As(err, &le) || !strings.Contains(le.Error(), c.field) {
+			t.Errorf("%s: Launch gave %v, want a LaunchError naming %s", c.name, err, c.field)
+		}
+		if _, err := spec.CalcOccupancy(128, 32, 0); !errors.As(err, &le) || !strings.Contains(le.Error(), c.field) {
+			t.Errorf("%s: CalcOccupancy gave %v, want a LaunchError naming %s", c.name, err, c.field)
+		}
+	}
+}

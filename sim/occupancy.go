@@ -78,12 +78,40 @@ func subPartitions(s *Spec) int {
 //
 // It returns an error, as the calculator does, for a configuration that
 // cannot launch: too many threads, registers or shared bytes per block.
+// check refuses a Spec the simulator cannot model: a warp of other than 32
+// threads (the simulator's warps are 32 lanes, as every NVIDIA GPU's), or a
+// count or unit that must be positive and is not (a hand-made Spec left
+// them zero, and launches divided by them).
+func (s *Spec) check() error {
+	bad := func(what string, v int) error {
+		return &LaunchError{Code: ErrInvalidValue, Limit: "device spec",
+			Detail: fmt.Sprintf("Spec %q: %s is %d", s.Name, what, v)}
+	}
+	if s.WarpSize != warpSize {
+		return bad("WarpSize (the simulator's warps are 32 threads)", s.WarpSize)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"SMs", s.SMs}, {"MaxThreadsPerBlock", s.MaxThreadsPerBlock}, {"MaxThreadsPerSM", s.MaxThreadsPerSM},
+		{"MaxBlocksPerSM", s.MaxBlocksPerSM}, {"MaxWarpsPerSM", s.MaxWarpsPerSM}, {"RegsPerSM", s.RegsPerSM},
+		{"RegsPerBlock", s.RegsPerBlock}, {"MaxBlockDim.X", s.MaxBlockDim.X}, {"MaxGridDim.X", s.MaxGridDim.X}} {
+		if f.v <= 0 {
+			return bad(f.name+" (must be positive)", f.v)
+		}
+	}
+	return nil
+}
+
 func (s Spec) CalcOccupancy(threadsPerBlock, regsPerThread, sharedPerBlock int) (Occupancy, error) {
 	o := Occupancy{Arch: s.Arch, ThreadsPerBlock: threadsPerBlock, RegsPerThread: regsPerThread,
 		SharedPerBlock: sharedPerBlock, MaxWarpsPerSM: s.MaxWarpsPerSM, RegAllocUnit: s.RegAllocUnit,
 		SharedAllocUnit: s.SharedAllocUnit, SharedReserved: s.SharedReservedBlock, SharedPerSMTotal: s.SharedPerSM}
 	bad := func(code ErrorCode, limit, format string, args ...any) (Occupancy, error) {
 		return o, &LaunchError{Code: code, Limit: limit, Detail: fmt.Sprintf(format, args...)}
+	}
+	if err := s.check(); err != nil {
+		return o, err
 	}
 	if threadsPerBlock < 1 || threadsPerBlock > s.MaxThreadsPerBlock {
 		return bad(ErrInvalidConfiguration, "threads per block", "%d threads, allowed 1 to %d", threadsPerBlock, s.MaxThreadsPerBlock)
