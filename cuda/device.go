@@ -289,7 +289,7 @@ func (d *Device) mem(m kernels.Mem) (*devMem, error) {
 }
 
 func (d *Device) Alloc(dt kernels.DType, n int) (kernels.Mem, error) {
-	if dt.Size() == 0 || dt.String() == "" {
+	if !dt.Valid() {
 		return nil, fmt.Errorf("cuda: unknown dtype %d", dt)
 	}
 	if n < 0 {
@@ -313,57 +313,19 @@ func (d *Device) Alloc(dt kernels.DType, n int) (kernels.Mem, error) {
 	return m, nil
 }
 
-// hostBytes returns the address and length in bytes of a host slice of
-// dtype dt.
+// hostBytes returns the address of a host slice of dtype dt, and its
+// length in elements. s may be a []T of any element type a sim.Buffer
+// holds: Go lays each out as CUDA does (kernels.HostBytes), so its bytes
+// are copied as they are.
 func hostBytes(dt kernels.DType, s any) (unsafe.Pointer, int, error) {
-	var p unsafe.Pointer
-	var n int
-	switch v := s.(type) {
-	case []int8:
-		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
-	case []uint8:
-		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
-	case []int32:
-		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
-	case []uint32:
-		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
-	case []int64:
-		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
-	case []uint64:
-		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
-	case []float32:
-		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
-	case []float64:
-		p, n = unsafe.Pointer(unsafe.SliceData(v)), len(v)
-	default:
-		return nil, 0, fmt.Errorf("cuda: %T is not a host slice", s)
+	got, b, err := kernels.HostBytes(s)
+	if err != nil {
+		return nil, 0, fmt.Errorf("cuda: %w", err)
 	}
-	if got := sliceDType(s); got != dt {
+	if got != dt {
 		return nil, 0, fmt.Errorf("cuda: %T does not match a %v buffer", s, dt)
 	}
-	return p, n, nil
-}
-
-func sliceDType(s any) kernels.DType {
-	switch s.(type) {
-	case []int8:
-		return kernels.Int8
-	case []uint8:
-		return kernels.Uint8
-	case []int32:
-		return kernels.Int32
-	case []uint32:
-		return kernels.Uint32
-	case []int64:
-		return kernels.Int64
-	case []uint64:
-		return kernels.Uint64
-	case []float32:
-		return kernels.Float32
-	case []float64:
-		return kernels.Float64
-	}
-	return 0
+	return unsafe.Pointer(unsafe.SliceData(b)), len(b) / dt.Size(), nil
 }
 
 // Write copies src into the start of m, as SimBackend does.

@@ -12,58 +12,6 @@ import (
 	"github.com/gpusim/gpusim/sim"
 )
 
-// DType names an element type of device memory.
-type DType uint8
-
-const (
-	Int8 DType = iota + 1
-	Uint8
-	Int32
-	Uint32
-	Int64
-	Uint64
-	Float32
-	Float64
-)
-
-var dtypeNames = map[DType]string{Int8: "int8", Uint8: "uint8", Int32: "int32", Uint32: "uint32",
-	Int64: "int64", Uint64: "uint64", Float32: "float32", Float64: "float64"}
-
-func (d DType) String() string { return dtypeNames[d] }
-
-// Size is the element size in bytes.
-func (d DType) Size() int {
-	switch d {
-	case Int8, Uint8:
-		return 1
-	case Int32, Uint32, Float32:
-		return 4
-	}
-	return 8
-}
-
-// DTypeOf returns the DType of T.
-func DTypeOf[T sim.Elem]() DType {
-	var z T
-	switch any(z).(type) {
-	case int8:
-		return Int8
-	case uint8:
-		return Uint8
-	case int32:
-		return Int32
-	case uint32:
-		return Uint32
-	case int64:
-		return Int64
-	case uint64:
-		return Uint64
-	case float32:
-		return Float32
-	}
-	return Float64
-}
-
 // Mem is a device buffer owned by a Backend.
 type Mem interface {
 	Len() int
@@ -204,7 +152,8 @@ type Backend interface {
 	Name() string
 	// Alloc allocates n uninitialised elements.
 	Alloc(dt DType, n int) (Mem, error)
-	// Write copies a host slice ([]T of the Mem's type) into m.
+	// Write copies a host slice ([]T of the Mem's type, any sim.Storable
+	// T) into m.
 	Write(m Mem, src any) error
 	// Read copies m into a host slice ([]T of the Mem's type).
 	Read(m Mem, dst any) error
@@ -236,9 +185,21 @@ func LaunchCooperative(b Backend, kernel any, grid, block sim.Dim3, sharedBytes 
 	return c.LaunchCooperative(kernel, grid, block, sharedBytes, args...)
 }
 
-// Upload allocates a buffer holding a copy of host.
-func Upload[T sim.Elem](b Backend, host []T) (Mem, error) {
-	m, err := b.Alloc(DTypeOf[T](), len(host))
+// Upload allocates a buffer holding a copy of host. T is any element type
+// a sim.Buffer holds (sim.Storable): the scalar types, int16 and uint16,
+// sim.Half and sim.BFloat16, and the vector types.
+func Upload[T sim.Storable](b Backend, host []T) (Mem, error) {
+	return UploadSlice(b, host)
+}
+
+// UploadSlice is Upload for a host slice whose element type is known only
+// at run time: host must be a []T of a sim.Storable T.
+func UploadSlice(b Backend, host any) (Mem, error) {
+	dt, n, err := SliceDType(host)
+	if err != nil {
+		return nil, err
+	}
+	m, err := b.Alloc(dt, n)
 	if err != nil {
 		return nil, err
 	}
@@ -250,10 +211,21 @@ func Upload[T sim.Elem](b Backend, host []T) (Mem, error) {
 }
 
 // Download reads the whole of m into a new host slice.
-func Download[T sim.Elem](b Backend, m Mem) ([]T, error) {
+func Download[T sim.Storable](b Backend, m Mem) ([]T, error) {
 	if m.DType() != DTypeOf[T]() {
 		return nil, fmt.Errorf("kernels: Download %v buffer as %v", m.DType(), DTypeOf[T]())
 	}
 	out := make([]T, m.Len())
+	return out, b.Read(m, out)
+}
+
+// DownloadSlice is Download for an element type known only at run time: it
+// reads the whole of m into a new []T of m's DType, returned as any.
+func DownloadSlice(b Backend, m Mem) (any, error) {
+	dt := m.DType()
+	if !dt.Valid() {
+		return nil, fmt.Errorf("kernels: Download of a buffer of unknown dtype %d", dt)
+	}
+	out := reflect.MakeSlice(reflect.SliceOf(dt.GoType()), m.Len(), m.Len()).Interface()
 	return out, b.Read(m, out)
 }

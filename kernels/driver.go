@@ -40,26 +40,26 @@ type devBuf struct {
 }
 
 // input is a buffer uploaded from host for the kernels to read.
-func input[T sim.Elem](host []T) devBuf {
+func input[T sim.Storable](host []T) devBuf {
 	return devBuf{upload: func(b Backend) (Mem, error) { return Upload(b, host) }}
 }
 
 // inOut is a buffer uploaded from host that the kernels update in place:
 // its final contents are part of the Result.
-func inOut[T sim.Elem](host []T) devBuf {
+func inOut[T sim.Storable](host []T) devBuf {
 	d := input(host)
 	d.download = downloadAs[T]
 	return d
 }
 
 // output is n uninitialised elements of T that the kernels fill.
-func output[T sim.Elem](n int) devBuf {
+func output[T sim.Storable](n int) devBuf {
 	return devBuf{dt: DTypeOf[T](), n: n, download: downloadAs[T]}
 }
 
 // zeroedOutput is an output the kernels add to or write only in part (a
 // histogram, a strided copy): it starts as all zero bytes.
-func zeroedOutput[T sim.Elem](n int) devBuf {
+func zeroedOutput[T sim.Storable](n int) devBuf {
 	d := output[T](n)
 	d.zero = true
 	return d
@@ -67,17 +67,17 @@ func zeroedOutput[T sim.Elem](n int) devBuf {
 
 // scratch is n uninitialised elements of T that the kernels use but the
 // Result leaves out.
-func scratch[T sim.Elem](n int) devBuf { return devBuf{dt: DTypeOf[T](), n: n} }
+func scratch[T sim.Storable](n int) devBuf { return devBuf{dt: DTypeOf[T](), n: n} }
 
 // zeroedScratch is scratch that starts as all zero bytes, such as a mutex
 // word (0 is unlocked).
-func zeroedScratch[T sim.Elem](n int) devBuf {
+func zeroedScratch[T sim.Storable](n int) devBuf {
 	d := scratch[T](n)
 	d.zero = true
 	return d
 }
 
-func downloadAs[T sim.Elem](b Backend, m Mem) (any, error) { return Download[T](b, m) }
+func downloadAs[T sim.Storable](b Backend, m Mem) (any, error) { return Download[T](b, m) }
 
 // runBuffers gets bufs on b in the order listed (each zeroed right after
 // its allocation where asked), calls run with them in the same order, then

@@ -24,6 +24,8 @@ type Result []any
 type Rule struct {
 	// MaxULP is the largest allowed distance in units in the last place for
 	// float elements; 0 means bit-exact. Integer elements are always exact.
+	// A sim.Half or sim.BFloat16 counts in its own type's ulps, a float
+	// vector (sim.Float4, ...) component by component.
 	MaxULP uint64
 	// RelTol, if non-zero, also accepts |a-b| <= RelTol*max(|a|,|b|) (float
 	// sums whose association order is not fixed, e.g. float atomics).

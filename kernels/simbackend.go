@@ -49,7 +49,7 @@ func (m *simMem) DType() DType { return m.dt }
 // alloc allocates a buffer whose name ("alloc<k>", the backend's k-th
 // allocation) shows only in host-side errors before its first launch: a
 // launch renames it after its parameter (see Launch).
-func alloc[T sim.Elem](d *sim.Device, name string, n int) (*simMem, error) {
+func alloc[T sim.Storable](d *sim.Device, name string, n int) (*simMem, error) {
 	b, err := sim.Alloc[T](d, name, n)
 	if err != nil {
 		return nil, err
@@ -59,20 +59,12 @@ func alloc[T sim.Elem](d *sim.Device, name string, n int) (*simMem, error) {
 		read:  func(dst any) error { return copyOut(b, dst) }}, nil
 }
 
-// allocOf is alloc for each DType's Go element type.
-var allocOf = map[DType]func(d *sim.Device, name string, n int) (*simMem, error){
-	Int8: alloc[int8], Uint8: alloc[uint8], Int32: alloc[int32], Uint32: alloc[uint32],
-	Int64: alloc[int64], Uint64: alloc[uint64], Float32: alloc[float32], Float64: alloc[float64],
-}
-
 func (s *SimBackend) Alloc(dt DType, n int) (Mem, error) {
-	s.allocs++
-	name := fmt.Sprintf("alloc%d", s.allocs)
-	a, ok := allocOf[dt]
-	if !ok {
+	if !dt.Valid() {
 		return nil, fmt.Errorf("kernels: unknown dtype %d", dt)
 	}
-	return a(s.Dev, name, n)
+	s.allocs++
+	return dtypes[dt].alloc(s.Dev, fmt.Sprintf("alloc%d", s.allocs), n)
 }
 
 // Named gives m a fixed name for findings, which launches then leave alone
@@ -108,7 +100,7 @@ func (s *SimBackend) Write(m Mem, src any) error {
 	return sm.write(src)
 }
 
-func copyIn[T sim.Elem](b *sim.Buffer[T], src any) error {
+func copyIn[T sim.Storable](b *sim.Buffer[T], src any) error {
 	s, ok := src.([]T)
 	if !ok {
 		return fmt.Errorf("kernels: Write %T into a %v buffer", src, DTypeOf[T]())
@@ -116,7 +108,7 @@ func copyIn[T sim.Elem](b *sim.Buffer[T], src any) error {
 	return b.CopyFromHost(s)
 }
 
-func copyOut[T sim.Elem](b *sim.Buffer[T], dst any) error {
+func copyOut[T sim.Storable](b *sim.Buffer[T], dst any) error {
 	s, ok := dst.([]T)
 	if !ok {
 		return fmt.Errorf("kernels: Read a %v buffer into %T", DTypeOf[T](), dst)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,8 +25,36 @@ type Launch struct {
 	// buffer of its length before the launch (an output buffer is a slice
 	// of the length wanted, whose contents are its initial ones), and a
 	// value for each scalar parameter, converted to the parameter's type
-	// (a value that does not fit is an error).
+	// (a value that does not fit is an error). T is any element type a
+	// sim.Buffer holds (sim.Storable): the scalar types, int16 and uint16,
+	// sim.Half and sim.BFloat16, and the vector types (sim.Float4, ...),
+	// copied to the GPU with CUDA's layout of the type.
 	Args []any
+	// Constants are the __constant__ arrays the kernel reads, with the
+	// contents the host writes into them before the launch, on the
+	// simulator and on the GPU alike (cudaMemcpyToSymbol): one Const(c,
+	// values) for each package-level sim.Constant the kernel (or a
+	// function it calls) loads. What values does not cover is zero.
+	//
+	// Check requires every constant the kernel's twin declares to be here
+	// (give zeros explicitly where the kernel means to read zeros): the
+	// GPU is shared by every launch of the process, so a constant left out
+	// would hold whatever an earlier launch wrote, while the simulator's
+	// fresh device holds zeros.
+	Constants []Constant
+}
+
+// Constant is the host's contents of one __constant__ array for a launch.
+// Make it with Const, which checks the types.
+type Constant struct {
+	Var    any // the *sim.Constant[T], declared at package level
+	Values any // a []T no longer than the constant
+}
+
+// Const is the Constant that fills c with values (and zeros after them)
+// before a launch.
+func Const[T sim.Storable](c *sim.Constant[T], values []T) Constant {
+	return Constant{Var: c, Values: values}
 }
 
 // Test describes the parity test of one kernel function, written in the
@@ -40,9 +69,9 @@ type Test struct {
 	// launch to a minimal one, so draw sizes with rapid's generators.
 	Draw func(t *rapid.T) Launch
 	// Reference, if set, computes on the CPU what every buffer argument
-	// holds after the launch, in the order of the buffer parameters; a nil
-	// entry leaves that buffer out of the comparison (an input the kernel
-	// does not write, or scratch).
+	// holds after the launch (from l's Args and Constants), in the order
+	// of the buffer parameters; a nil entry leaves that buffer out of the
+	// comparison (an input the kernel does not write, or scratch).
 	Reference func(l Launch) []any
 	// Rule compares results: the simulator's with the reference's, and the
 	// GPU's with the simulator's. The zero Rule is bit-exact.
@@ -56,8 +85,9 @@ type Test struct {
 	SimulatorOnly bool
 }
 
-// Check property-tests t.Kernel with rapid: for every drawn launch it runs
-// the kernel on the simulator with every detector on and
+// Check property-tests t.Kernel with rapid: for every drawn launch it
+// writes the launch's Constants and runs the kernel on the simulator with
+// every detector on and
 //
 //   - fails with the simulator's report if the detectors find anything;
 //   - compares the buffers with Reference's under Rule, if there is one;
@@ -73,6 +103,11 @@ type Test struct {
 // comparing one run with another proves nothing. Check therefore fails on
 // any finding and never compares a racy kernel's outputs; fix the kernel,
 // or test the racy behaviour with the simulator's report directly.
+//
+// A launch that leaves out a __constant__ array the kernel's twin declares
+// fails before anything runs (see Launch.Constants). A kernel with no twin
+// is not checked for it: the simulator alone cannot tell which constants a
+// Go kernel reads.
 //
 // Without the cuda build tag, or where no GPU can be opened, only the
 // simulator side runs; t.Log says so once per Check.
@@ -104,6 +139,9 @@ func Check(t *testing.T, test Test) {
 // checkLaunch runs one launch on the simulator (and the GPU, if gpu is
 // not nil) and compares the outputs.
 func checkLaunch(test Test, l Launch, gpu kernels.Backend) error {
+	if err := constantsCovered(test.Kernel, l.Constants); err != nil {
+		return err
+	}
 	sb := kernels.NewSimBackend(sim.H100, test.Options.WithDetection(true))
 	simOut, err := RunLaunch(sb, test.Kernel, l)
 	var rep *sim.Report
@@ -140,10 +178,11 @@ func checkLaunch(test Test, l Launch, gpu kernels.Backend) error {
 	return nil
 }
 
-// RunLaunch runs one launch of kernel on backend b: it uploads each buffer
-// argument, launches, and returns what every buffer holds afterwards, in
-// the order of the buffer parameters. Every buffer is freed however it
-// ends.
+// RunLaunch runs one launch of kernel on backend b: it writes each of
+// l.Constants in full (kernels.CopyToSymbol; constants not listed keep
+// what b holds), uploads each buffer argument, launches, and returns what
+// every buffer holds afterwards, in the order of the buffer parameters.
+// Every buffer is freed however it ends.
 func RunLaunch(b kernels.Backend, kernel any, l Launch) (kernels.Result, error) {
 	params, err := kernelParams(kernel)
 	if err != nil {
@@ -151,6 +190,9 @@ func RunLaunch(b kernels.Backend, kernel any, l Launch) (kernels.Result, error) 
 	}
 	if len(l.Args) != len(params) {
 		return nil, fmt.Errorf("parity: %s takes %d arguments, the launch has %d", kernels.KernelName(kernel), len(params), len(l.Args))
+	}
+	if err := writeConstants(b, l.Constants); err != nil {
+		return nil, err
 	}
 	args := make([]any, len(l.Args))
 	var mems []kernels.Mem
@@ -164,7 +206,7 @@ func RunLaunch(b kernels.Backend, kernel any, l Launch) (kernels.Result, error) 
 			args[i] = a
 			continue
 		}
-		m, err := upload(b, a)
+		m, err := kernels.UploadSlice(b, a)
 		if err != nil {
 			return nil, fmt.Errorf("parity: argument %d: %w", i, err)
 		}
@@ -220,27 +262,97 @@ func indexOfBuffer(params []bool, k int) int {
 	return -1
 }
 
-// upload allocates a device buffer holding a copy of the host slice s.
-func upload(b kernels.Backend, s any) (kernels.Mem, error) {
-	switch v := s.(type) {
-	case []int8:
-		return kernels.Upload(b, v)
-	case []uint8:
-		return kernels.Upload(b, v)
-	case []int32:
-		return kernels.Upload(b, v)
-	case []uint32:
-		return kernels.Upload(b, v)
-	case []int64:
-		return kernels.Upload(b, v)
-	case []uint64:
-		return kernels.Upload(b, v)
-	case []float32:
-		return kernels.Upload(b, v)
-	case []float64:
-		return kernels.Upload(b, v)
+// constant is a checked Constant: its symbol and its values padded with
+// zeros to the constant's length.
+type constant struct {
+	name string
+	full reflect.Value // []T of the constant's length
+}
+
+// checkConstants checks each Constant's types and lengths, and that no
+// constant is given twice.
+func checkConstants(cs []Constant) ([]constant, error) {
+	out := make([]constant, len(cs))
+	seen := map[any]bool{}
+	for i, c := range cs {
+		name, n, elem, err := kernels.CheckSymbolWrite(c.Var, c.Values)
+		if err != nil {
+			return nil, fmt.Errorf("parity: Launch.Constants[%d]: %w", i, err)
+		}
+		if seen[c.Var] {
+			return nil, fmt.Errorf("parity: Launch.Constants sets constant %q twice", name)
+		}
+		seen[c.Var] = true
+		full := reflect.MakeSlice(reflect.SliceOf(elem), n, n)
+		reflect.Copy(full, reflect.ValueOf(c.Values))
+		out[i] = constant{name: name, full: full}
 	}
-	return nil, fmt.Errorf("%T is not a host slice of a device element type", s)
+	return out, nil
+}
+
+// writeConstants writes each of cs in full on b.
+func writeConstants(b kernels.Backend, cs []Constant) error {
+	checked, err := checkConstants(cs)
+	if err != nil {
+		return err
+	}
+	w, ok := b.(kernels.ConstantWriter)
+	if len(cs) > 0 && !ok {
+		return fmt.Errorf("parity: backend %s cannot write constant memory (it has no CopyToSymbol)", b.Name())
+	}
+	for i, c := range checked {
+		if err := w.CopyToSymbol(cs[i].Var, c.full.Interface()); err != nil {
+			return fmt.Errorf("parity: constant %q: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+// constantsCovered checks that cs sets every constant the kernel's twin
+// declares (the constants the kernel reads, the functions it calls
+// included). A kernel with no twin (one declared in a _test.go file) is
+// not checked: the simulator alone cannot tell which constants a Go kernel
+// reads, and runs it on a fresh device whose constants are zero.
+func constantsCovered(kernel any, cs []Constant) error {
+	if _, err := checkConstants(cs); err != nil {
+		return err
+	}
+	tw, err := twin.Of(kernel)
+	if err != nil {
+		return nil
+	}
+	for _, k := range tw.Constants {
+		if !slices.ContainsFunc(cs, func(c Constant) bool { return sameConstant(k, c.Var) }) {
+			gn := k.GoName
+			if gn == "" {
+				gn = k.Name
+			}
+			return fmt.Errorf("parity: %s reads __constant__ %s (%s, %d elements of %s), which the launch does not set: "+
+				"add parity.Const(%s, values) to Launch.Constants, with zeros if the kernel means to read zeros "+
+				"(on the GPU, a constant the launch leaves out holds what an earlier launch wrote)",
+				tw.Entry, k.Name, gn, k.Len, k.Elem, shortName(gn))
+		}
+	}
+	return nil
+}
+
+// sameConstant reports whether v, a *sim.Constant a launch sets, is the
+// constant k a twin declares: the same variable, or, for a twin
+// registered without it, the same symbol.
+func sameConstant(k twin.Constant, v any) bool {
+	if k.Var != nil {
+		return k.Var == v
+	}
+	named, ok := v.(interface{ Name() string })
+	return ok && named.Name() == k.Name
+}
+
+// shortName is a Go name without its package: "k.taps" is "taps".
+func shortName(s string) string {
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
 
 var (

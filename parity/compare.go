@@ -1,16 +1,20 @@
 package parity
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/gpusim/gpusim/kernels"
+	"github.com/gpusim/gpusim/sim"
 	"pgregory.net/rapid"
 )
 
 // Options returns the go-cmp options that print the difference between two
 // Results under rule: floats compared by rule.Agree32 and rule.Agree64,
+// sim.Half and sim.BFloat16 by rule.AgreeHalf and rule.AgreeBFloat16,
+// vectors field by field (so a float4's components by Agree32),
 // everything else exactly, an empty slice equal to a nil one. They print;
 // rule.Check decides (Diff).
 func Options(rule kernels.Rule) cmp.Options {
@@ -18,8 +22,39 @@ func Options(rule kernels.Rule) cmp.Options {
 		cmpopts.EquateEmpty(),
 		cmp.Comparer(rule.Agree32),
 		cmp.Comparer(rule.Agree64),
+		// A half prints as its value and bits: go-cmp would print the
+		// unexported field of sim.Half, {bits: 15360}.
+		cmp.Transformer("Half", func(h sim.Half) halfValue {
+			return halfValue{Value: sim.Half2Float(h), Bits: bits16(sim.HalfAsUshort(h))}
+		}),
+		cmp.Transformer("BFloat16", func(h sim.BFloat16) bf16Value {
+			return bf16Value{Value: sim.BFloat162Float(h), Bits: bits16(sim.BFloat16AsUshort(h))}
+		}),
+		cmp.Comparer(func(a, b halfValue) bool {
+			return rule.AgreeHalf(sim.UshortAsHalf(uint16(a.Bits)), sim.UshortAsHalf(uint16(b.Bits)))
+		}),
+		cmp.Comparer(func(a, b bf16Value) bool {
+			return rule.AgreeBFloat16(sim.UshortAsBFloat16(uint16(a.Bits)), sim.UshortAsBFloat16(uint16(b.Bits)))
+		}),
 	}
 }
+
+// halfValue is how a diff prints a sim.Half: its value and its bits.
+type halfValue struct {
+	Value float32
+	Bits  bits16
+}
+
+// bf16Value is how a diff prints a sim.BFloat16: its value and its bits.
+type bf16Value struct {
+	Value float32
+	Bits  bits16
+}
+
+// bits16 are the 16 bits of a half or bfloat16, printed in hexadecimal.
+type bits16 uint16
+
+func (b bits16) String() string { return fmt.Sprintf("%#04x", uint16(b)) }
 
 // Diff returns go-cmp's diff of got against want (-want +got) when
 // rule.Check finds that they disagree, and "" when they agree. go-cmp walks a

@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	dev = d
+	// Check's GPU is this one: the driver keeps one context per process.
+	gpuOnce.Do(func() { gpuDev = d })
 	info := d.Info()
 	rep.Device, rep.Driver, rep.NVCC, rep.Arch = info.Name, info.DriverVersion, info.NVCC, info.Arch
 	rep.Flags = strings.Join(cuda.ParityFlags, " ")

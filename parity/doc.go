@@ -4,7 +4,14 @@
 // shapes, and the results are compared under the kernel's Rule; the
 // simulator's detectors are compared with compute-sanitizer's tools.
 //
+// Check does the same for a user's kernel (Test, Launch): buffers of every
+// element type a sim.Buffer holds, vectors and halves included, copied with
+// CUDA's layout and compared under the Test's Rule, and constant memory
+// written on both backends from Launch.Constants.
+//
 // Without the cuda tag only the checks that need no GPU run: every kernel
-// has a CUDA twin declaring its entry points, and a small property over the
-// registry on the simulator. See scripts/build-parity.sh for the GPU build.
+// has a CUDA twin declaring its entry points, a small property over the
+// registry on the simulator, and the simulator side of the Checks of the
+// user kernels in internal/usertest (every element type, constant memory).
+// See scripts/build-parity.sh for the GPU build.
 package parity
