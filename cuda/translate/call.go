@@ -51,7 +51,7 @@ func simKey(g *types.Func) string {
 		if p, ok := t.(*types.Pointer); ok {
 			t = p.Elem()
 		}
-		if n, ok := t.(*types.Named); ok {
+		if n, ok := types.Unalias(t).(*types.Named); ok {
 			return n.Obj().Name() + "." + g.Name()
 		}
 	}
@@ -396,7 +396,7 @@ func (f *fn) helperCall(c *ast.CallExpr, g *types.Func) string {
 		pt := f.resolve(sig.Params().At(i).Type())
 		if f.tr.isThread(pt) {
 			if !f.isThreadExpr(a) {
-				f.errorf(a.Pos(), "pass the kernel body's thread itself")
+				f.errorf(a.Pos(), "parameter %s of %s takes the thread, which CUDA's built-ins stand for; pass the kernel body's thread itself", sig.Params().At(i).Name(), h.decl.Name.Name)
 			}
 			continue
 		}

@@ -31,7 +31,7 @@ func (tr *translator) isConstant(t types.Type) (types.Type, bool) {
 	if !ok {
 		return nil, false
 	}
-	n, ok := p.Elem().(*types.Named)
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
 	if !ok || !tr.isSim(n.Obj()) || n.Obj().Name() != "Constant" || n.TypeArgs().Len() != 1 {
 		return nil, false
 	}

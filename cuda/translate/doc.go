@@ -32,10 +32,15 @@
 //
 //	extern "C" __global__ void VectorAdd(float *a, float *b, float *c, int n)
 //
-// A generic kernel, ReduceSum[T float32 | int32], is translated once for each
-// instance the package uses (ReduceSum[float32] anywhere in the package),
-// with the entry point ReduceSum_float32; an instance nothing names is not
-// translated. Parameters are buffers (*sim.Buffer[T] is T *) and scalars.
+// The entry point's name is the Go name, through the same renaming as every
+// identifier (see Statements: a kernel named sin is sin_), and Twin.Entry
+// records it for the host. A generic kernel, ReduceSum[T float32 | int32],
+// is translated once for each instance the package uses (ReduceSum[float32]
+// anywhere in the package), with the entry point ReduceSum_float32; an
+// instance nothing names is not translated. Parameters are buffers
+// (*sim.Buffer[T] is T *) and scalars of number and bool types; a vector,
+// Half or BFloat16 parameter is refused (the CUDA backend passes neither by
+// value: pass the fields, or the bits, or a buffer).
 // Parameters and the declarations before the body are read-only in the body:
 // in the simulator every thread shares them, in CUDA each has its own copy,
 // so a write would mean two different things.
@@ -67,7 +72,8 @@
 //
 // Arrays are values: gosim_array is a struct, so assignment, parameters and
 // results copy it; indexing traps out of range (Go panics); == compares every
-// element. range over an array reads a copy, as Go's does.
+// element, each as == compares its type (gosim_eq, below for vectors and
+// 16-bit floats). range over an array reads a copy, as Go's does.
 //
 // # Arithmetic
 //
@@ -92,14 +98,24 @@
 // signed value) for a count of the width or more, and a negative signed
 // count traps (gosim_count). &^ is & ~, and ^x is ~x converted to x's type.
 //
-// Floating point is IEEE in both, with no contraction: the CUDA must be
-// compiled with -fmad=false (every Source says so at the top; the CUDA
-// backend passes it), so x*y + z is a multiply and an add, as in Go.
-// sim.Fmaf is fmaf, one rounding. Go's min and max on floats return a NaN
-// argument and take -0 below +0 (gosim_fmin, gosim_fmax; C's fminf does
-// not). Conversions between number types are C casts and round the same
-// way; a float converted to an integer it does not fit is undefined in Go
-// (implementation-specific) and in CUDA (which saturates) alike. NaN
+// Floating point is IEEE in both. The CUDA is compiled without contraction,
+// -fmad=false (every Source says so at the top; the CUDA backend passes
+// it), so x*y + z is a multiply and an add, each rounded. Go's
+// specification allows an implementation to fuse x*y + z into one FMA, and
+// gc does so, in the simulator's kernel bodies too, on arm64 (and the other
+// ports with an FMA instruction: ppc64le, s390x, riscv64, loong64) and on
+// amd64 built with GOAMD64=v3 or v4; at amd64's default GOAMD64=v1, or v2,
+// it never fuses. So the twin's x*y + z is bit-exact with the simulator's
+// on amd64 at v1 or v2 only. Elsewhere, build the simulator with
+// GOAMD64=v1 (on amd64), or write the product with an explicit conversion,
+// float32(x*y) + z: the specification says a conversion rounds to its type,
+// which no fusion may skip, so Go never fuses it on any target, and the
+// twin computes the same. sim.Fmaf and math.FMA fuse on purpose, on every
+// target: fmaf and fma, one rounding. Go's min and max on floats return a
+// NaN argument and take -0 below +0 (gosim_fmin, gosim_fmax; C's fminf
+// does not). Conversions between number types are C casts and round the
+// same way; a float converted to an integer it does not fit is undefined in
+// Go (implementation-specific) and in CUDA (which saturates) alike. NaN
 // payloads may differ: the GPU makes canonical NaNs, so compare NaN results
 // as NaN.
 //
@@ -115,10 +131,21 @@
 // statements and fallthrough; break, continue (labeled or not), goto and
 // return. A switch becomes an if chain (or, with fallthrough, gotos between
 // case blocks), so that break leaves the switch and continue the loop around
-// it, as in Go. Parallel assignment (a, b = b, a) goes through temporaries;
-// op= and ++ follow the arithmetic rules; _ = x evaluates x. Every Go
-// variable gets a C name of its own (x_1 for an inner x := x + 1), and names
-// that C, C++ or CUDA reserve get an underscore (new_, threadIdx_).
+// it, as in Go. Parallel assignment (a, b = b, a, and a, b = f(x) of a
+// helper's results) goes through temporaries, in Go's two phases: the index
+// operands of the targets are evaluated, with the values, before any target
+// is assigned, so i, a[i] = 1, 2 stores to a[old i] (an index that reads a
+// variable assigned before it in the statement, or calls a function, goes
+// into a temporary, gosim_ix, first); op= and ++ follow the arithmetic
+// rules; _ = x evaluates x. Every Go variable gets a C name of its own (x_1
+// for an inner x := x + 1). A name that C, C++ or nvcc's headers already
+// use gets an underscore, for locals, helpers and entry points alike: the
+// keywords and CUDA's built-ins (new_, threadIdx_), its types (float4_,
+// half_, dim3_), the math API's functions for float and double (rsqrt_,
+// erfinv_, sincos_; a helper named so would redefine CUDA's) and the C
+// library's functions and macros (assert_, printf_). Letters outside ASCII,
+// which PTX symbols cannot hold, are written u and their code point (σ is
+// u03c3).
 //
 // Go evaluates the calls of an expression left to right; C leaves the order
 // of operands unspecified. A statement with two calls of which one has an
@@ -179,6 +206,12 @@
 //	sim.BFloat162Float                        __bfloat162float
 //	sim.BFloat16AsUshort, UshortAsBFloat16    __bfloat16_as_ushort, __ushort_as_bfloat16
 //	sim.Reinterpret[U](b)                     ((U *)b)
+//
+// Go's == on these structs is CUDA's gosim_eq from the prelude: on a vector
+// every field equal (CUDA's vector types have no ==), on Half and BFloat16
+// the bits equal (__half_as_ushort, __bfloat16_as_ushort), so +0 != -0 and
+// a NaN equals itself, as in Go, where cuda_fp16.h's == compares IEEE
+// numbers. Arrays of them compare element by element the same way.
 //
 // sim.Ldg on these types is __ldg, whose overloads CUDA declares for every
 // vector type but the 12-byte ones: sim.Ldg of a Float3 or Int3 is the
@@ -325,14 +358,19 @@
 // # Refused
 //
 // Each refusal gives file:line, why in one sentence, and what to write
-// instead; a kernel with any refusal (in its body or a helper it calls)
-// gets no translation:
+// instead, once per construct; a kernel with any refusal (in its body or a
+// helper it calls) gets no translation. (A panic of the translator itself
+// is a bug: it becomes a diagnostic at the construct being translated, and
+// that kernel gets no translation.) Refused are:
 //
 //   - package-level variables other than sim.Constant ones, read or
 //     written (host state not copied to the GPU; a write is a race the
 //     simulator cannot see): use a const, a sim.Constant, or pass a buffer;
 //   - writes to kernel parameters and to the declarations before the body;
-//   - closures and function values, method values, methods;
+//   - closures and function values, method values, methods, variadic
+//     functions;
+//   - kernel parameters of vector, Half and BFloat16 types (the CUDA
+//     backend passes numbers, bools and buffers): pass the fields or bits;
 //   - maps, slices, strings, interfaces, structs, complex numbers, uintptr,
 //     pointers other than *sim.Buffer (and &x of a local);
 //   - goroutines, channels, select, defer, recover, type switches and
@@ -346,9 +384,11 @@
 // # Output
 //
 // Each Source is one translation unit that nvcc compiles alone: a header
-// comment naming the Go kernel and the -fmad=false requirement, the prelude
-// helpers the kernel uses (and only those), the helpers' result structs and
-// forward declarations, the helpers, and the entry point. Go names are kept.
+// comment naming the Go kernel and the -fmad=false requirement (with the Go
+// targets whose arithmetic it matches), the prelude helpers the kernel uses
+// (and only those), the helpers' result structs and forward declarations,
+// the helpers, and the entry point. Go names are kept, but for the renaming
+// Statements describes.
 // #line directives before each statement name the Go file and line
 // ("kernels/reduce.go"), so that nvcc's errors and compute-sanitizer's
 // reports (with -lineinfo) point at the Go source.

@@ -43,6 +43,7 @@ func (f *fn) valueAs(e ast.Expr, t types.Type) string {
 // expr translates a Go expression to a C expression of the same type and
 // value. Binary results are parenthesised.
 func (f *fn) expr(e ast.Expr) string {
+	f.tr.cur = e.Pos()
 	if f.mentionsBad(e) {
 		return "0" // refused where it was declared
 	}
@@ -362,10 +363,7 @@ func (f *fn) binary(x *ast.BinaryExpr) string {
 		if b := basic(xt); b != nil && b.Info()&types.IsUntyped != 0 {
 			xt = types.Default(xt)
 		}
-		if _, ok := xt.Underlying().(*types.Array); ok {
-			f.need("array")
-		}
-		return "(" + f.valueAs(x.X, xt) + " " + x.Op.String() + " " + f.valueAs(x.Y, xt) + ")"
+		return f.compare(x.Op, xt, f.valueAs(x.X, xt), f.valueAs(x.Y, xt))
 	}
 	t := f.typeOf(x)
 	yt := f.typeOf(x.Y)
@@ -375,6 +373,48 @@ func (f *fn) binary(x *ast.BinaryExpr) string {
 	xs := f.valueAs(x.X, t)
 	ys := f.valueAs(x.Y, yt)
 	return f.binop(x.Op, t, yt, x.X, x.Y, xs, ys, x.Pos())
+}
+
+// compare is x op y for a comparison of operands of type t. == and != are
+// Go's: on sim.Half and sim.BFloat16 they compare the bits (+0 != -0, a NaN
+// equals itself), where cuda_fp16.h's operators compare as IEEE numbers;
+// on a vector every field is compared (CUDA's vector types have no ==),
+// and on an array every element, each as its own type compares.
+func (f *fn) compare(op token.Token, t types.Type, xs, ys string) string {
+	if (op == token.EQL || op == token.NEQ) && f.needEq(t) {
+		if usesArray(t) {
+			return "(" + xs + " " + op.String() + " " + ys + ")" // gosim_array's, through gosim_eq
+		}
+		eq := "gosim_eq(" + strip(xs) + ", " + strip(ys) + ")"
+		if op == token.NEQ {
+			return "(!" + eq + ")"
+		}
+		return eq
+	}
+	return "(" + xs + " " + op.String() + " " + ys + ")"
+}
+
+// needEq asks for the prelude's gosim_eq for the vector, 16-bit float and
+// array types in t, and reports whether t is one of them.
+func (f *fn) needEq(t types.Type) bool {
+	if a, ok := t.Underlying().(*types.Array); ok {
+		f.need("array")
+		f.needEq(a.Elem())
+		return true
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || f.tr.simValueC(t) == "" {
+		return false
+	}
+	switch n.Obj().Name() {
+	case "Half":
+		f.need("halfeq")
+	case "BFloat16":
+		f.need("bf16eq")
+	default:
+		f.need("veceq")
+	}
+	return true
 }
 
 // binop is x op y for an arithmetic op on operands of type t (the shift
@@ -500,6 +540,9 @@ func (f *fn) compositeLit(x *ast.CompositeLit) string {
 	if !ok && f.tr.isVec(t) {
 		return f.vecLit(x, t)
 	}
+	if !ok && f.tr.simValueC(t) != "" && len(x.Elts) == 0 {
+		return f.tr.zero(t) // sim.Half{}: its fields are sim's own, so only the zero value
+	}
 	if !ok {
 		if msg := f.tr.typeError(t); msg != "" {
 			f.errorf(x.Pos(), "%s", msg)
@@ -551,6 +594,9 @@ func minOf(t types.Type) int64 {
 
 // index is an index expression: a constant as a plain literal.
 func (f *fn) index(e ast.Expr) string {
+	if tmp, ok := f.frozen[e]; ok {
+		return tmp
+	}
 	if v := f.tr.info.Types[e].Value; v != nil {
 		if x, ok := constant.Int64Val(constant.ToInt(v)); ok && x >= 0 && x <= math.MaxInt32 {
 			return strconv.FormatInt(x, 10)

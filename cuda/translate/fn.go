@@ -39,6 +39,7 @@ type fn struct {
 	labels  map[*types.Label]*target // break and continue targets
 	glabels map[*types.Label]string  // C names of Go labels
 	lastRes string                   // result struct of the last multi-value call
+	frozen  map[ast.Expr]string      // assignment targets' indexes evaluated ahead (freezeLHS)
 
 	needs      map[string]bool
 	calls      []*helper
@@ -47,6 +48,7 @@ type fn struct {
 	consts     map[*constDecl]bool // the constants it reads
 	declShared bool
 	failed     bool
+	nerr       int // refusals so far, repeated ones included
 	lastLine   int
 	file       string
 }
@@ -65,7 +67,7 @@ type target struct {
 func (tr *translator) newFn(fd *ast.FuncDecl, targs []types.Type) *fn {
 	f := &fn{
 		tr: tr, decl: fd,
-		names:    newNames(tr.global),
+		names:    newNames(tr.global, tr.generic),
 		threads:  map[types.Object]bool{},
 		readonly: map[types.Object]string{},
 		param32:  map[types.Object]bool{},
@@ -97,6 +99,7 @@ func (tr *translator) newFn(fd *ast.FuncDecl, targs []types.Type) *fn {
 // errorf refuses a construct: the kernel gets no translation.
 func (f *fn) errorf(pos token.Pos, format string, args ...any) {
 	f.failed = true
+	f.nerr++
 	f.tr.errorf(pos, format, args...)
 }
 

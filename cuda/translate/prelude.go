@@ -29,11 +29,14 @@ template <typename T, long long N> struct gosim_array {
 		return v[i];
 	}
 };
+// Go's == on elements: C's, but for the types whose gosim_eq the prelude
+// declares before this (vectors, Half and BFloat16).
+template <typename T> __device__ __forceinline__ bool gosim_eq(const T &a, const T &b) { return a == b; }
 template <typename T, long long N>
 __device__ bool operator==(const gosim_array<T, N> &a, const gosim_array<T, N> &b)
 {
 	for (long long i = 0; i < N; i++)
-		if (!(a.v[i] == b.v[i])) return false;
+		if (!gosim_eq(a.v[i], b.v[i])) return false;
 	return true;
 }
 template <typename T, long long N>

@@ -222,3 +222,123 @@ func K(a *sim.Buffer[int32], f *sim.Buffer[float32], n int) sim.Kernel {
 		}
 	}
 }
+
+// TestTwoPhaseAssignment: Go evaluates the index operands of an
+// assignment's targets, and its values, before assigning any target
+// (i, a[i] = 1, 2 stores to a[old i]), in the parallel form, the tuple form
+// of a helper's results and a range clause alike; an index that calls a
+// function is evaluated before the values, as Go's order of calls has it;
+// a range clause that assigns to the array it ranges over reads a copy.
+func TestTwoPhaseAssignment(t *testing.T) {
+	res := translateSrc(t, `package p
+import "github.com/gpusim/gpusim/sim"
+func two(x int32) (int, int32) { return int(x) & 3, x * 2 }
+func pick(t *sim.Thread, c *sim.Buffer[int32]) int { return int(c.Load(t, 0)) & 3 }
+func K(in, out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var a [4]int32
+		var vs [4]sim.Int2
+		i := 0
+		i, a[i] = 1, 2
+		k := 0
+		k, a[k] = two(in.Load(t, 0))
+		a[0], a[a[0]&3] = 3, 4
+		i, vs[i].X = 2, 5
+		a[pick(t, in)], k = 7, pick(t, out)
+		var b [4]int32
+		for k, b[k] = range a {
+		}
+		a[i], i = 6, 3
+		for _, b[0] = range b {
+		}
+		out.Store(t, 0, a[0]+b[0]+vs[1].X+int32(i+k))
+	}
+}
+`)
+	if len(res.Diagnostics) > 0 || len(res.Kernels) != 1 {
+		t.Fatalf("%v", res.Diagnostics)
+	}
+	src := res.Kernels[0].Twin.Source
+	body := src[strings.Index(src, "extern \"C\""):]
+	for _, want := range []string{
+		// i, a[i] = 1, 2
+		"long long gosim_ix = i;\n\t\tlong long gosim_t = 1LL;\n\t\tint gosim_t_1 = 2;\n\t\ti = gosim_t;\n\t\ta[gosim_ix] = gosim_t_1;",
+		// k, a[k] = two(...)
+		"long long gosim_ix_1 = k;\n\t\tgosim_res_two gosim_r = two(in[0]);\n\t\tk = gosim_r.r0;\n\t\ta[gosim_ix_1] = gosim_r.r1;",
+		// a[0], a[a[0]&3] = 3, 4
+		"int gosim_ix_2 = a[0] & 3;",
+		"a[gosim_ix_2] = gosim_t_3;",
+		// i, vs[i].X = 2, 5
+		"long long gosim_ix_3 = i;",
+		"vs[gosim_ix_3].x = gosim_t_5;",
+		// a[pick(t, in)], k = 7, pick(t, out): the target's call first
+		"long long gosim_ix_4 = pick(in);\n\t\tint gosim_t_6 = 7;\n\t\tlong long gosim_t_7 = pick(out);",
+		// for k, b[k] = range a
+		"long long gosim_ix_5 = k;\n\t\tk = gosim_i;\n\t\tb[gosim_ix_5] = a[gosim_i];",
+		// a[i], i = 6, 3: a[i] is assigned first, with i unchanged
+		"a[i] = gosim_t_8;\n\t\ti = gosim_t_9;",
+		// for _, b[0] = range b: the clause writes b, so the loop reads a copy
+		"gosim_array<int, 4> gosim_a = b;",
+		"b[0] = gosim_a[gosim_i_1];",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the C lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+// TestEqualityIsGos: == and != on sim.Half and sim.BFloat16 compare the
+// bits, as Go's == on these structs does (+0 != -0, a NaN equals itself),
+// not as cuda_fp16.h's IEEE operators; on vectors, which have no == in
+// CUDA, every field; on arrays of them, every element through the same
+// gosim_eq; a switch on a Half compares the same way.
+func TestEqualityIsGos(t *testing.T) {
+	res := translateSrc(t, `package p
+import "github.com/gpusim/gpusim/sim"
+func K(h *sim.Buffer[sim.Half], b *sim.Buffer[sim.BFloat16], v *sim.Buffer[sim.Float4], out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		x, y := h.Load(t, 0), h.Load(t, 1)
+		if x == y {
+			out.Store(t, 0, 1)
+		}
+		if b.Load(t, 0) != b.Load(t, 1) {
+			out.Store(t, 1, 1)
+		}
+		if v.Load(t, 0) == v.Load(t, 1) {
+			out.Store(t, 2, 1)
+		}
+		if [2]sim.Float4{} != [2]sim.Float4{v.Load(t, 0)} {
+			out.Store(t, 3, 1)
+		}
+		switch x {
+		case y:
+			out.Store(t, 4, 1)
+		}
+	}
+}
+`)
+	if len(res.Diagnostics) > 0 || len(res.Kernels) != 1 {
+		t.Fatalf("%v", res.Diagnostics)
+	}
+	src := res.Kernels[0].Twin.Source
+	for _, want := range []string{
+		"bool gosim_eq(__half a, __half b) { return __half_as_ushort(a) == __half_as_ushort(b); }",
+		"bool gosim_eq(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat16_as_ushort(a) == __bfloat16_as_ushort(b); }",
+		"bool gosim_eq(const float4 &a, const float4 &b) { return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w; }",
+		"if (!gosim_eq(a.v[i], b.v[i])) return false;",
+		"if (gosim_eq(x, y)) {",
+		"if (!gosim_eq(b[0], b[1])) {",
+		"if (gosim_eq(v[0], v[1])) {",
+		"if (gosim_array<float4, 2>{{}} != gosim_array<float4, 2>{{v[0]}}) {",
+		"if (gosim_eq(x, y)) {\n",
+		"#include <cuda_fp16.h>",
+		"#include <cuda_bf16.h>",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the C lacks %q:\n%s", want, src)
+		}
+	}
+	if regexp.MustCompile(`\b[xy] [!=]= [xy]\b|\]\) [!=]= `).MatchString(src[strings.Index(src, "extern \"C\""):]) {
+		t.Errorf("a 16-bit float or vector is compared with C's ==:\n%s", src)
+	}
+}

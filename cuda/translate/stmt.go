@@ -26,6 +26,10 @@ func (f *fn) body(list []ast.Stmt) {
 }
 
 func (f *fn) stmt(s ast.Stmt) {
+	f.tr.cur = s.Pos()
+	if testHook != nil {
+		testHook(s)
+	}
 	switch s := s.(type) {
 	case *ast.EmptyStmt:
 	case *ast.BlockStmt:
@@ -197,16 +201,108 @@ func (f *fn) assign(s *ast.AssignStmt) {
 func (f *fn) lhsOperands(lhs []ast.Expr) []ast.Expr {
 	var out []ast.Expr
 	for _, l := range lhs {
-		for {
-			ix, ok := ast.Unparen(l).(*ast.IndexExpr)
-			if !ok {
-				break
-			}
-			out = append(out, ix.Index)
-			l = ix.X
-		}
+		out = append(out, lhsIndexes(l)...)
 	}
 	return out
+}
+
+// lhsIndexes are the index expressions of one assignment target: i and j
+// of a[i][j] and of a[i][j].X.
+func lhsIndexes(l ast.Expr) []ast.Expr {
+	var out []ast.Expr
+	for {
+		switch x := l.(type) {
+		case *ast.ParenExpr:
+			l = x.X
+			continue
+		case *ast.IndexExpr:
+			out = append(out, x.Index)
+			l = x.X
+			continue
+		case *ast.SelectorExpr:
+			l = x.X
+			continue
+		}
+		return out
+	}
+}
+
+// lhsRoot is the variable an assignment target writes (a of a[i].X), or
+// nil.
+func (f *fn) lhsRoot(l ast.Expr) types.Object {
+	for {
+		switch x := l.(type) {
+		case *ast.ParenExpr:
+			l = x.X
+			continue
+		case *ast.IndexExpr:
+			l = x.X
+			continue
+		case *ast.SelectorExpr:
+			l = x.X
+			continue
+		case *ast.Ident:
+			if x.Name == "_" {
+				return nil
+			}
+			return f.obj(x)
+		}
+		return nil
+	}
+}
+
+// freezeLHS keeps Go's two phases of an assignment of several targets:
+// the index operands on the left are evaluated, with the right-hand side,
+// before any target is assigned. Where the C would see another value,
+// because an index reads a variable that a target before it assigns (i, a[i]
+// = 1, 2 stores to a[old i]) or calls a function (which Go calls before the
+// right-hand side's), the index goes into a temporary first, which the
+// target's lvalue then reads. It writes the temporaries at pos.
+func (f *fn) freezeLHS(pos token.Pos, lhs []ast.Expr) {
+	var assigned []types.Object
+	for _, l := range lhs {
+		if l == nil {
+			continue
+		}
+		for _, ix := range lhsIndexes(l) {
+			if f.tr.info.Types[ix].Value != nil || !(hasCall(ix) || f.mentionsAny(ix, assigned)) {
+				continue
+			}
+			t := f.typeOf(ix)
+			if b := basic(t); b == nil || b.Info()&types.IsInteger == 0 || b.Info()&types.IsUntyped != 0 {
+				t = types.Typ[types.Int]
+			}
+			tmp := f.names.fresh("gosim_ix")
+			f.linef(pos, "%s = %s;", f.tr.decl(t, tmp), strip(f.expr(ix)))
+			if f.frozen == nil {
+				f.frozen = map[ast.Expr]string{}
+			}
+			f.frozen[ix] = tmp
+		}
+		if o := f.lhsRoot(l); o != nil {
+			assigned = append(assigned, o)
+		}
+	}
+}
+
+// mentionsAny reports whether e reads one of the variables objs.
+func (f *fn) mentionsAny(e ast.Expr, objs []types.Object) bool {
+	if len(objs) == 0 {
+		return false
+	}
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			o := f.obj(id)
+			for _, a := range objs {
+				if o != nil && o == a {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // isNew reports whether lhs is an identifier that := declares here.
@@ -273,7 +369,12 @@ func (f *fn) declare(pos token.Pos, o types.Object, rhs ast.Expr) {
 	if f.coopDeclare(pos, o, t, rhs) {
 		return
 	}
+	before := f.nerr
 	val := strip(f.valueAs(rhs, t))
+	if f.nerr > before {
+		f.bad[o] = true // the value is refused: its type gets no second diagnostic
+		return
+	}
 	if !f.checkVarType(pos, t) {
 		f.bad[o] = true
 		return
@@ -357,6 +458,7 @@ func (f *fn) parallel(s *ast.AssignStmt, define bool) {
 	}
 	f.linef(s.Pos(), "{")
 	f.depth++
+	f.freezeLHS(s.Pos(), s.Lhs)
 	tmps := make([]string, len(s.Rhs))
 	for i, r := range s.Rhs {
 		if isBlank(s.Lhs[i]) {
@@ -406,11 +508,12 @@ func (f *fn) tuple(pos token.Pos, lhs []ast.Expr, rhs ast.Expr, define bool) {
 			}
 		}
 	}
+	f.linef(pos, "{")
+	f.depth++
+	f.freezeLHS(pos, lhs)
 	c := f.call(call, false)
 	res := f.lastRes
 	tmp := f.names.fresh("gosim_r")
-	f.linef(pos, "{")
-	f.depth++
 	f.linef(pos, "%s %s = %s;", res, tmp, strip(c))
 	for i, l := range lhs {
 		if isBlank(l) {
@@ -465,6 +568,10 @@ func (f *fn) lvalue(e ast.Expr) string {
 		if s, ok := f.tr.info.Selections[x]; ok && s.Kind() == types.FieldVal && f.tr.isVec(f.typeOf(x.X)) {
 			return f.lvalue(x.X) + "." + strings.ToLower(x.Sel.Name) // a field of a local vector
 		}
+	}
+	if f.mentionsBad(e) {
+		f.failed = true // refused where it was declared
+		return "gosim_invalid"
 	}
 	f.errorf(e.Pos(), "this assignment target is not translated; assign to a local variable or a local array element, or Store to a buffer")
 	return "gosim_invalid"
@@ -734,6 +841,10 @@ func (f *fn) isPanic(c *ast.CallExpr) bool {
 }
 
 func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
+	if f.mentionsBad(s.X) {
+		f.failed = true // refused where it was declared
+		return
+	}
 	tg := f.newTarget(label, true)
 	xt := f.typeOf(s.X)
 	define := s.Tok == token.DEFINE
@@ -754,8 +865,8 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		ct := f.tr.ctype(xt)
 		lim := strip(f.valueAs(s.X, xt))
 		wrap := f.tr.info.Types[s.X].Value == nil
-		if _, isID := ast.Unparen(s.X).(*ast.Ident); isID && !assignsIn(f.tr.info, s.Body, keyObjOr(f, ast.Unparen(s.X))) {
-			wrap = false // the limit is a variable the loop does not change
+		if _, isID := ast.Unparen(s.X).(*ast.Ident); isID && !assignsIn(f.tr.info, s, keyObjOr(f, ast.Unparen(s.X))) {
+			wrap = false // the limit is a variable the loop (its clause included) does not change
 		}
 		if wrap {
 			f.linef(s.Pos(), "{")
@@ -776,7 +887,7 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		}
 		f.linef(s.Pos(), "for (%s %s = 0; %s < %s; %s++) {", ct, ctr, ctr, lim, ctr)
 		f.depth++
-		if s.Key != nil && !isBlank(s.Key) && ctr != f.names.name(keyObjOr(f, s.Key)) {
+		if s.Key != nil && !isBlank(s.Key) && ctr != f.keyName(s.Key) {
 			if keyObj != nil {
 				f.linef(s.Pos(), "%s %s = %s;", ct, f.names.name(keyObj), ctr)
 			} else {
@@ -805,7 +916,7 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 			// Go ranges over a copy of the array when it reads the values.
 			arr = strip(f.expr(s.X))
 			id, isID := ast.Unparen(s.X).(*ast.Ident)
-			if !isID || assignsIn(f.tr.info, s.Body, f.obj(id)) {
+			if !isID || assignsIn(f.tr.info, s, f.obj(id)) { // the clause's k, a[k] = too
 				wrap = true
 				f.linef(s.Pos(), "{")
 				f.depth++
@@ -824,7 +935,11 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		}
 		f.linef(s.Pos(), "for (long long %s = 0; %s < %d; %s++) {", ctr, ctr, u.Len(), ctr)
 		f.depth++
-		if s.Key != nil && !isBlank(s.Key) && ctr != f.names.name(keyObjOr(f, s.Key)) {
+		if !define && arr != "" {
+			// k, a[k] = range x assigns as k, a[k] = i, x[i] does.
+			f.freezeLHS(s.Pos(), []ast.Expr{s.Key, s.Value})
+		}
+		if s.Key != nil && !isBlank(s.Key) && ctr != f.keyName(s.Key) {
 			if keyObj != nil {
 				f.linef(s.Pos(), "long long %s = %s;", f.names.name(keyObj), ctr)
 			} else {
@@ -862,6 +977,15 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		return
 	}
 	f.errorf(s.X.Pos(), "range over %s is not translated; range over an integer or a local array", xt)
+}
+
+// keyName is the C name of a range clause's key variable, or "" if the key
+// is not a variable.
+func (f *fn) keyName(e ast.Expr) string {
+	if o := keyObjOr(f, e); o != nil {
+		return f.names.name(o)
+	}
+	return ""
 }
 
 func keyObjOr(f *fn, e ast.Expr) types.Object {
@@ -952,7 +1076,7 @@ func (f *fn) switchStmt(s *ast.SwitchStmt, label *types.Label) {
 		for _, e := range cc.List {
 			f.order(e)
 			if s.Tag != nil {
-				parts = append(parts, "("+strip(tag)+" == "+f.valueAs(e, tagT)+")")
+				parts = append(parts, f.compare(token.EQL, tagT, strip(tag), f.valueAs(e, tagT)))
 			} else {
 				parts = append(parts, f.expr(e))
 			}

@@ -135,7 +135,7 @@ func emitView(f *fn, c *ast.CallExpr, recv ast.Expr, _ bool) string {
 // float3 and int3, which the prelude's gosim_ldg loads one field at a time.
 func emitLdg(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
 	e, _ := f.tr.isBuffer(f.typeOf(c.Args[1]))
-	if n, ok := e.(*types.Named); ok && f.tr.isVec(e) && (n.Obj().Name() == "Float3" || n.Obj().Name() == "Int3") {
+	if n, ok := types.Unalias(e).(*types.Named); ok && f.tr.isVec(e) && (n.Obj().Name() == "Float3" || n.Obj().Name() == "Int3") {
 		f.need("ldg3")
 		return "gosim_ldg(&" + f.expr(c.Args[1]) + "[" + f.index(c.Args[2]) + "])"
 	}

@@ -47,7 +47,7 @@ var coopNames = map[string]coopKind{
 // coop reports which cooperative type t is, and a tile's size (0 when its
 // size parameter is not a concrete sim.SizeN).
 func (tr *translator) coop(t types.Type) (coopKind, int) {
-	n, ok := t.(*types.Named)
+	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || !tr.isSim(n.Obj()) {
 		return coopNone, 0
 	}
@@ -60,7 +60,7 @@ func (tr *translator) coop(t types.Type) (coopKind, int) {
 
 // tileSize is N of a sim.SizeN type, or 0.
 func tileSize(tr *translator, t types.Type) int {
-	s, ok := t.(*types.Named)
+	s, ok := types.Unalias(t).(*types.Named)
 	if !ok || !tr.isSim(s.Obj()) || !strings.HasPrefix(s.Obj().Name(), "Size") {
 		return 0
 	}
@@ -93,7 +93,7 @@ func (tr *translator) coopTypeError(t types.Type) (msg string, ok bool) {
 		}
 		return "", false
 	}
-	if n, isNamed := t.(*types.Named); isNamed && tr.isSim(n.Obj()) && n.Obj().Name() == "Dim3" {
+	if n, isNamed := types.Unalias(t).(*types.Named); isNamed && tr.isSim(n.Obj()) && n.Obj().Name() == "Dim3" {
 		return "a Dim3 is not a kernel value (the group's GroupIndex, ThreadIndex, DimThreads, BlockIndex and DimBlocks give one); read the fields through the thread: t.BlockIdx.X, t.ThreadIdx.Y, t.BlockDim.Z, t.GridDim.X", true
 	}
 	k, n := tr.coop(t)
@@ -329,7 +329,7 @@ func collectiveEmit(name, need string) emitter {
 		if !ok || !f.valueType(c, t) {
 			return "0"
 		}
-		opT, _ := f.resolve(f.typeOf(c.Args[2])).(*types.Named)
+		opT, _ := types.Unalias(f.resolve(f.typeOf(c.Args[2]))).(*types.Named)
 		_, lit := ast.Unparen(c.Args[2]).(*ast.CompositeLit)
 		if opT == nil || !f.tr.isSim(opT.Obj()) || cgOps[opT.Obj().Name()] == "" || !lit {
 			f.errorf(c.Args[2].Pos(), "the operation of cg::%s is written as a literal: sim.Plus[T]{}, sim.Less[T]{}, sim.Greater[T]{}, sim.BitAnd[T]{}, sim.BitOr[T]{} or sim.BitXor[T]{}", name)
@@ -462,7 +462,7 @@ func (f *fn) memOrder(e ast.Expr, op string, forbid ...string) (string, bool) {
 
 // refElem is the element type of an AtomicRef receiver.
 func (f *fn) refElem(recv ast.Expr) types.Type {
-	n, _ := f.resolve(f.typeOf(recv)).(*types.Named)
+	n, _ := types.Unalias(f.resolve(f.typeOf(recv))).(*types.Named)
 	if n == nil || n.TypeArgs().Len() != 1 {
 		return types.Typ[types.Int32]
 	}

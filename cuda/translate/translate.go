@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpusim/gpusim/cuda/twin"
@@ -54,13 +55,31 @@ type translator struct {
 	decls     map[*types.Func]*ast.FuncDecl
 	instances map[*types.Func][][]types.Type
 	global    map[string]bool // C names of the package's functions
+	generic   map[string]bool // C names of its generic functions, whose instances add _typeargs
+	cnames    map[string]bool // file-scope C names handed out: entry points and helpers
+	entries   map[instKey]string
+	fnNames   map[*types.Func]string // C names of the non-generic functions kernels call
 	effects   map[*types.Func]bool
 	sharedFn  map[*types.Func]bool // declares a static shared array, maybe through a callee
-	helpers   map[string]*helper
+	helpers   map[instKey]*helper
 	consts    map[*types.Var]*constDecl // the package's sim.Constant variables
 
 	diags    []Diagnostic
 	diagSeen map[string]bool
+
+	// cur is the position of the statement or expression being translated,
+	// which a translator bug (a panic) is reported at.
+	cur token.Pos
+}
+
+// instKey identifies a function, or one instance of a generic function.
+type instKey struct {
+	fn    *types.Func
+	targs string // the type arguments, fully qualified
+}
+
+func keyOf(fn *types.Func, targs []types.Type) instKey {
+	return instKey{fn.Origin(), typeArgString(targs, nil)}
 }
 
 // helper is one __device__ function: a package-level Go function, or one
@@ -91,15 +110,29 @@ type sharedSite struct {
 // Translate translates every kernel of one type-checked package. files are
 // the package's non-test files; info must hold Types, Defs, Uses,
 // Selections and Instances.
-func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info) *Result {
+func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info) (res *Result) {
 	tr := &translator{
 		fset: fset, pkg: pkg, info: info, simPath: simPkgPath,
 		decls:     map[*types.Func]*ast.FuncDecl{},
 		instances: map[*types.Func][][]types.Type{},
 		global:    map[string]bool{},
-		helpers:   map[string]*helper{},
+		generic:   map[string]bool{},
+		cnames:    map[string]bool{},
+		entries:   map[instKey]string{},
+		fnNames:   map[*types.Func]string{},
+		helpers:   map[instKey]*helper{},
 		diagSeen:  map[string]bool{},
 	}
+	res = &Result{}
+	defer func() {
+		// A panic is a bug of the translator, never of the input: report it
+		// at the Go source it was translating, and translate nothing.
+		if r := recover(); r != nil {
+			tr.bug(tr.cur, files, r)
+			res.Kernels = nil
+			res.Diagnostics = tr.sortedDiags()
+		}
+	}()
 	var kernels []*ast.FuncDecl
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -117,11 +150,11 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 			}
 		}
 	}
-	tr.reserveCalled(kernels)
 	tr.collectConstants(files)
 	tr.collectInstances()
+	tr.nameEntries(kernels)
+	tr.reserveCalled(kernels)
 	tr.computeEffects()
-	res := &Result{}
 	for _, fd := range kernels {
 		obj := info.Defs[fd.Name].(*types.Func)
 		sig := obj.Type().(*types.Signature)
@@ -138,6 +171,12 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 		}
 	}
 	sort.Slice(res.Kernels, func(i, j int) bool { return res.Kernels[i].Twin.Entry < res.Kernels[j].Twin.Entry })
+	res.Diagnostics = tr.sortedDiags()
+	return res
+}
+
+// sortedDiags are the diagnostics in source order.
+func (tr *translator) sortedDiags() []Diagnostic {
 	sort.SliceStable(tr.diags, func(i, j int) bool {
 		a, b := tr.diags[i].Pos, tr.diags[j].Pos
 		if a.Filename != b.Filename {
@@ -148,8 +187,51 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 		}
 		return a.Column < b.Column
 	})
-	res.Diagnostics = tr.diags
-	return res
+	return tr.diags
+}
+
+// bug reports a panic of the translator as a diagnostic at pos, the Go
+// source it was translating (the package clause of the first file if it
+// was translating none).
+func (tr *translator) bug(pos token.Pos, files []*ast.File, r any) {
+	if !pos.IsValid() && len(files) > 0 {
+		pos = files[0].Package
+	}
+	tr.errorf(pos, "internal error of the CUDA translator at this construct: %v; this is a translator bug (please report it with this source), and the kernel is not translated", r)
+}
+
+// testHook, when set by a test, is called before each statement is
+// translated.
+var testHook func(ast.Stmt)
+
+// nameEntries gives every kernel (every instance of a generic one) its
+// entry point's C name: the Go name through cIdent (a kernel named sin is
+// sin_, since sin is CUDA's), with the type arguments appended (ReduceSum_
+// float32), unique in the package.
+func (tr *translator) nameEntries(kernels []*ast.FuncDecl) {
+	for _, fd := range kernels {
+		obj := tr.info.Defs[fd.Name].(*types.Func)
+		targsList := [][]types.Type{nil}
+		if obj.Type().(*types.Signature).TypeParams().Len() > 0 {
+			targsList = tr.instances[obj]
+		}
+		for _, targs := range targsList {
+			name := tr.fileScopeName(cIdent(fd.Name.Name) + mangle(targs))
+			tr.entries[keyOf(obj, targs)] = name
+			tr.global[name] = true
+		}
+	}
+}
+
+// fileScopeName returns base, or base_N if base is taken, as a file-scope C
+// name of its own, and takes it.
+func (tr *translator) fileScopeName(base string) string {
+	s := base
+	for i := 1; tr.cnames[s]; i++ {
+		s = base + "_" + strconv.Itoa(i)
+	}
+	tr.cnames[s] = true
+	return s
 }
 
 // isKernelFunc reports whether f's one result is sim.Kernel.
@@ -265,9 +347,20 @@ func shortFile(name string) string {
 func (tr *translator) qualifier(p *types.Package) string { return p.Name() }
 
 // kernel translates one kernel (one instance of a generic one).
-func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Type) *Kernel {
+func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Type) (k *Kernel) {
+	tr.cur = fd.Pos()
+	defer func() {
+		if r := recover(); r != nil {
+			tr.bug(tr.cur, nil, r)
+			k = nil
+		}
+	}()
 	f := tr.newFn(fd, targs)
-	entry := fd.Name.Name + mangle(targs)
+	entry := tr.entries[keyOf(obj, targs)]
+	if entry == "" { // an instance only generic code names
+		entry = tr.fileScopeName(cIdent(fd.Name.Name) + mangle(targs))
+		tr.entries[keyOf(obj, targs)] = entry
+	}
 	f.names.reserve(entry)
 	sig := obj.Type().(*types.Signature)
 
@@ -294,21 +387,9 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 		p := sig.Params().At(i)
 		t := f.resolve(p.Type())
 		f.readonly[p] = "kernel parameters are shared by every thread in the simulator but private in CUDA"
-		if msg := tr.typeError(t); msg != "" || tr.coopParamError(t, true, false) != "" {
-			if msg == "" {
-				msg = tr.coopParamError(t, true, false)
-			}
+		if msg := tr.kernelParamError(t); msg != "" {
 			tr.errorf(p.Pos(), "kernel parameter %s: %s", p.Name(), msg)
-			f.failed = true
-			continue
-		}
-		if tr.isThread(t) {
-			tr.errorf(p.Pos(), "kernel parameter %s: a kernel function does not take the thread; its body does (return func(t *sim.Thread) { ... })", p.Name())
-			f.failed = true
-			continue
-		}
-		if usesArray(t) {
-			tr.errorf(p.Pos(), "kernel parameter %s: arrays are not passed to kernels; pass the values in a *sim.Buffer", p.Name())
+			f.bad[p] = true // its uses add no second diagnostic
 			f.failed = true
 			continue
 		}
@@ -324,7 +405,7 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 			param.Elem = types.TypeString(e, tr.qualifier)
 			cparams = append(cparams, param.CType+cname)
 		} else {
-			switch basic(t).Kind() {
+			switch basic(t).Kind() { // kernelParamError: a buffer or a basic type
 			case types.Int:
 				param.CType = "int"
 				f.param32[p] = true
@@ -435,7 +516,9 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 	var src strings.Builder
 	pos := tr.fset.Position(fd.Pos())
 	fmt.Fprintf(&src, "// Code generated by gpusim cuda from %s; DO NOT EDIT.\n", shortFile(pos.Filename))
-	fmt.Fprintf(&src, "// Go kernel %s.%s%s. Compile with -fmad=false: Go never fuses a*b+c into an FMA.\n\n",
+	fmt.Fprintf(&src, "// Go kernel %s.%s%s. Compile with -fmad=false: a*b+c is a multiply and an add,\n"+
+		"// as Go computes it on amd64 at GOAMD64=v1 or v2. Go may fuse it into an FMA on arm64\n"+
+		"// and at GOAMD64=v3 or v4; an explicit float32(a*b)+c never fuses.\n\n",
 		tr.pkg.Name(), fd.Name.Name, typeArgString(targs, tr.qualifier))
 	writePrelude(&src, needs)
 	if len(order) > 0 {
@@ -475,6 +558,42 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 	}
 }
 
+// kernelParamError says why t cannot be a kernel parameter's type, or ""
+// if it can: a buffer, or a number or bool, which the CUDA backend passes
+// by value (cuda/args.go packs each scalar in an 8-byte slot, so a vector
+// or a 16-bit float is not one it can pass).
+func (tr *translator) kernelParamError(t types.Type) string {
+	if msg := tr.typeError(t); msg != "" {
+		return msg
+	}
+	if msg := tr.coopParamError(t, true, false); msg != "" {
+		return msg
+	}
+	if tr.isThread(t) {
+		return "a kernel function does not take the thread; its body does (return func(t *sim.Thread) { ... })"
+	}
+	if usesArray(t) {
+		return "arrays are not passed to kernels; pass the values in a *sim.Buffer"
+	}
+	if _, ok := tr.isBuffer(t); ok {
+		return ""
+	}
+	if tr.isVec(t) {
+		return fmt.Sprintf("a %s is not passed to a kernel by value (the CUDA backend passes buffers, numbers and bools only); pass its fields as separate parameters, or the value in a *sim.Buffer", types.TypeString(t, tr.qualifier))
+	}
+	if c := tr.simValueC(t); c != "" {
+		conv := "sim.UshortAsHalf"
+		if c == "__nv_bfloat16" {
+			conv = "sim.UshortAsBFloat16"
+		}
+		return fmt.Sprintf("a %s is not passed to a kernel by value (the CUDA backend passes buffers, numbers and bools only); pass its bits as a uint16 and convert them in the body with %s, or pass the value in a *sim.Buffer", types.TypeString(t, tr.qualifier), conv)
+	}
+	if basic(t) == nil {
+		return fmt.Sprintf("type %s is not passed to kernels; pass buffers, numbers and bools", types.TypeString(t, tr.qualifier))
+	}
+	return ""
+}
+
 // declaredBy lists the variables a declaration statement declares.
 func declaredBy(info *types.Info, s ast.Stmt) []types.Object {
 	var out []types.Object
@@ -507,12 +626,17 @@ func declaredBy(info *types.Info, s ast.Stmt) []types.Object {
 // type arguments targs (already resolved), creating it on first use.
 func (tr *translator) helperFor(obj *types.Func, targs []types.Type) *helper {
 	obj = obj.Origin()
-	name := cIdent(obj.Name()) + mangle(targs)
-	if h, ok := tr.helpers[name]; ok {
+	key := keyOf(obj, targs)
+	if h, ok := tr.helpers[key]; ok {
 		return h
 	}
+	name := tr.fnNames[obj]
+	if name == "" || len(targs) > 0 {
+		name = tr.fileScopeName(cIdent(obj.Name()) + mangle(targs))
+		tr.global[name] = true
+	}
 	h := &helper{name: name, fn: obj, targs: targs, decl: tr.decls[obj], needs: map[string]bool{}}
-	tr.helpers[name] = h
+	tr.helpers[key] = h
 	return h
 }
 
@@ -523,6 +647,15 @@ func (tr *translator) translateHelper(h *helper) {
 	}
 	h.state = 1
 	defer func() { h.state = 2 }()
+	saved := tr.cur
+	tr.cur = h.decl.Pos()
+	defer func() {
+		if r := recover(); r != nil {
+			tr.bug(tr.cur, nil, r)
+			h.failed = true
+		}
+		tr.cur = saved
+	}()
 	fd := h.decl
 	f := tr.newFn(fd, h.targs)
 	f.helper = h
@@ -533,16 +666,18 @@ func (tr *translator) translateHelper(h *helper) {
 	for i := range sig.Params().Len() {
 		p := sig.Params().At(i)
 		t := f.resolve(p.Type())
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			tr.errorf(p.Pos(), "%s is variadic, which is not translated (the extra arguments are a slice); take a fixed number of parameters", fd.Name.Name)
+			f.bad[p] = true
+			f.failed = true
+			continue
+		}
 		if msg := tr.typeError(t); msg != "" || tr.coopParamError(t, false, false) != "" {
 			if msg == "" {
 				msg = tr.coopParamError(t, false, false)
 			}
 			tr.errorf(p.Pos(), "parameter %s of %s: %s", p.Name(), fd.Name.Name, msg)
-			f.failed = true
-			continue
-		}
-		if sig.Variadic() && i == sig.Params().Len()-1 {
-			tr.errorf(p.Pos(), "variadic functions are not translated (the extra arguments are a slice); take a fixed number of parameters")
+			f.bad[p] = true
 			f.failed = true
 			continue
 		}
@@ -591,7 +726,11 @@ func (tr *translator) translateHelper(h *helper) {
 				if msg == "" {
 					msg = "the thread cannot be returned"
 				}
-				tr.errorf(fd.Type.Results.Pos(), "result %d of %s: %s", i, fd.Name.Name, msg)
+				what := fmt.Sprintf("result %d", i)
+				if n := res.At(i).Name(); n != "" && n != "_" {
+					what = "result " + n
+				}
+				tr.errorf(fd.Type.Results.Pos(), "%s of %s: %s", what, fd.Name.Name, msg)
 				f.failed = true
 				continue
 			}
@@ -701,11 +840,13 @@ func (tr *translator) computeEffects() {
 	}
 }
 
-// reserveCalled takes the C names of the kernels and of the package
-// functions they call, directly or through other functions, so that no
-// local or parameter hides a __device__ function in the C. Functions only
-// the host calls (a driver's helpers) never reach the C, so a kernel
-// parameter named after one keeps its name.
+// reserveCalled takes the C names of the package functions the kernels
+// call, directly or through other functions, so that no local or parameter
+// hides a __device__ function in the C: a function's own name (unique
+// among the package's file-scope names), and for a generic one every name
+// its instances could take (add_float32). Functions only the host calls (a
+// driver's helpers) never reach the C, so a kernel parameter named after
+// one keeps its name.
 func (tr *translator) reserveCalled(kernels []*ast.FuncDecl) {
 	seen := map[*types.Func]bool{}
 	var visit func(fd *ast.FuncDecl)
@@ -722,14 +863,20 @@ func (tr *translator) reserveCalled(kernels []*ast.FuncDecl) {
 			f = f.Origin()
 			if d, ok := tr.decls[f]; ok && !seen[f] {
 				seen[f] = true
-				tr.global[cIdent(f.Name())] = true
+				if f.Type().(*types.Signature).TypeParams().Len() > 0 {
+					tr.generic[cIdent(f.Name())] = true
+					tr.global[cIdent(f.Name())] = true
+				} else if !tr.isKernelFunc(f) {
+					name := tr.fileScopeName(cIdent(f.Name()))
+					tr.fnNames[f] = name
+					tr.global[name] = true
+				}
 				visit(d)
 			}
 			return true
 		})
 	}
 	for _, fd := range kernels {
-		tr.global[cIdent(fd.Name.Name)] = true
 		visit(fd)
 	}
 }

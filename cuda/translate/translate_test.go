@@ -2,6 +2,7 @@ package translate
 
 import (
 	"flag"
+	"go/ast"
 	"os"
 	"path/filepath"
 	"sort"
@@ -104,4 +105,56 @@ func entries(res *Result) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestTranslatorBugIsADiagnostic: a panic inside the translator is a bug of
+// the translator, never a crash of its caller: it becomes a diagnostic at
+// the Go source being translated, the kernel (and every kernel calling a
+// helper it happened in) gets no translation, and the others still do.
+func TestTranslatorBugIsADiagnostic(t *testing.T) {
+	testHook = func(s ast.Stmt) {
+		if _, ok := s.(*ast.IncDecStmt); ok {
+			panic("planted bug")
+		}
+	}
+	defer func() { testHook = nil }()
+	res := translateSrc(t, `package p
+import "github.com/gpusim/gpusim/sim"
+func bump(x int32) int32 {
+	x++
+	return x
+}
+func A(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) { a.Store(t, 0, bump(1)) }
+}
+func B(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) { a.Store(t, 1, bump(2)) }
+}
+func C(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		x := a.Load(t, 0)
+		x++
+		a.Store(t, 0, x)
+	}
+}
+func D(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) { a.Store(t, 0, 1) }
+}
+`)
+	if got := strings.Join(entries(res), " "); got != "D" {
+		t.Errorf("translated %q, want only D", got)
+	}
+	var lines []int
+	for _, d := range res.Diagnostics {
+		if !strings.Contains(d.Message, "translator bug") || !strings.Contains(d.Message, "planted bug") {
+			t.Errorf("diagnostic %s does not report the bug", d)
+		}
+		if d.Pos.Filename != "p/src.go" {
+			t.Errorf("diagnostic %s names no Go source", d)
+		}
+		lines = append(lines, d.Pos.Line)
+	}
+	if len(lines) != 2 || lines[0] != 4 || lines[1] != 16 {
+		t.Errorf("diagnostics on lines %v, want 4 (bump's x++) and 16 (C's x++): %v", lines, res.Diagnostics)
+	}
 }

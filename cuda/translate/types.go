@@ -30,7 +30,11 @@ var basicC = map[types.BasicKind]string{
 // the instance's type arguments, so that every later question about a type
 // sees a concrete one.
 func (f *fn) resolve(t types.Type) types.Type {
-	if len(f.subst) == 0 || t == nil {
+	if t == nil {
+		return nil
+	}
+	t = types.Unalias(t)
+	if len(f.subst) == 0 {
 		return t
 	}
 	switch t := t.(type) {
@@ -118,11 +122,11 @@ func small(t types.Type) bool { return isInteger(t) && intBits(t) < 32 }
 
 // isBuffer reports whether t is *sim.Buffer[E] and returns E.
 func (tr *translator) isBuffer(t types.Type) (types.Type, bool) {
-	p, ok := t.(*types.Pointer)
+	p, ok := types.Unalias(t).(*types.Pointer)
 	if !ok {
 		return nil, false
 	}
-	n, ok := p.Elem().(*types.Named)
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
 	if !ok || !tr.isSim(n.Obj()) || n.Obj().Name() != "Buffer" || n.TypeArgs().Len() != 1 {
 		return nil, false
 	}
@@ -131,17 +135,17 @@ func (tr *translator) isBuffer(t types.Type) (types.Type, bool) {
 
 // isThread reports whether t is *sim.Thread.
 func (tr *translator) isThread(t types.Type) bool {
-	p, ok := t.(*types.Pointer)
+	p, ok := types.Unalias(t).(*types.Pointer)
 	if !ok {
 		return false
 	}
-	n, ok := p.Elem().(*types.Named)
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
 	return ok && tr.isSim(n.Obj()) && n.Obj().Name() == "Thread"
 }
 
 // isNamedSim reports whether t is the sim type called name.
 func (tr *translator) isNamedSim(t types.Type, name string) bool {
-	n, ok := t.(*types.Named)
+	n, ok := types.Unalias(t).(*types.Named)
 	return ok && tr.isSim(n.Obj()) && n.Obj().Name() == name
 }
 

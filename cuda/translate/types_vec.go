@@ -1,9 +1,11 @@
 package translate
 
 import (
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/types"
+	"sort"
 	"strings"
 )
 
@@ -23,7 +25,7 @@ var halfC = map[string]string{"Half": "__half", "BFloat16": "__nv_bfloat16"}
 
 // simValueC is the C type of a sim vector or 16-bit float type, or "".
 func (tr *translator) simValueC(t types.Type) string {
-	n, ok := t.(*types.Named)
+	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || !tr.isSim(n.Obj()) {
 		return ""
 	}
@@ -35,7 +37,7 @@ func (tr *translator) simValueC(t types.Type) string {
 
 // isVec reports whether t is a sim vector type.
 func (tr *translator) isVec(t types.Type) bool {
-	n, ok := t.(*types.Named)
+	n, ok := types.Unalias(t).(*types.Named)
 	return ok && tr.isSim(n.Obj()) && vecC[n.Obj().Name()] != ""
 }
 
@@ -86,6 +88,28 @@ func emitReinterpret(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
 	return "((" + f.tr.ctype(f.typeOf(c)) + ")" + f.expr(c.Args[0]) + ")"
 }
 
+// vecEqText is the prelude's gosim_eq for every vector type: Go's == on a
+// struct, every field equal as its type compares (floats as IEEE numbers).
+func vecEqText() string {
+	var names []string
+	for g := range vecC {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("// Go's == on sim's vector types: every field equal (floats as IEEE numbers).\n")
+	for _, g := range names {
+		c := vecC[g]
+		n := int(g[len(g)-1] - '0')
+		var parts []string
+		for _, fld := range []string{"x", "y", "z", "w"}[:n] {
+			parts = append(parts, "a."+fld+" == b."+fld)
+		}
+		fmt.Fprintf(&b, "__device__ __forceinline__ bool gosim_eq(const %s &a, const %s &b) { return %s; }\n", c, c, strings.Join(parts, " && "))
+	}
+	return b.String()
+}
+
 func init() {
 	for g, c := range vecC {
 		simCalls["Make"+g] = simCall{"make_" + c, classNone, emitMake}
@@ -102,12 +126,24 @@ func init() {
 	prelude = append([]struct{ name, deps, text string }{
 		{"fp16", "", "#ifndef GOSIM_SHIM_H\n#include <cuda_fp16.h>\n#endif\n"},
 		{"bf16", "", "#ifndef GOSIM_SHIM_H\n#include <cuda_bf16.h>\n#endif\n"},
+		{"veceq", "", vecEqText()},
+		{"halfeq", "fp16", `// Go's == on sim.Half compares the bits: +0 != -0, and a NaN equals itself
+// (cuda_fp16.h's == compares as IEEE numbers).
+__device__ __forceinline__ bool gosim_eq(__half a, __half b) { return __half_as_ushort(a) == __half_as_ushort(b); }
+`},
+		{"bf16eq", "bf16", `// Go's == on sim.BFloat16 compares the bits: +0 != -0, and a NaN equals
+// itself (cuda_bf16.h's == compares as IEEE numbers).
+__device__ __forceinline__ bool gosim_eq(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat16_as_ushort(a) == __bfloat16_as_ushort(b); }
+`},
 	}, prelude...)
 	prelude = append(prelude, struct{ name, deps, text string }{"ldg3", "", `// CUDA has no __ldg for the 12-byte vectors: a read-only load of each field.
 __device__ __forceinline__ float3 gosim_ldg(const float3 *p) { return make_float3(__ldg(&p->x), __ldg(&p->y), __ldg(&p->z)); }
 __device__ __forceinline__ int3 gosim_ldg(const int3 *p) { return make_int3(__ldg(&p->x), __ldg(&p->y), __ldg(&p->z)); }
 `})
 	devicePrelude["ldg3"] = true
+	devicePrelude["veceq"] = true
+	devicePrelude["halfeq"] = true
+	devicePrelude["bf16eq"] = true
 	devicePrelude["fp16"] = true // headers of the toolkit, not host C++
 	devicePrelude["bf16"] = true
 }

@@ -140,7 +140,7 @@ func OtherPackage(a *sim.Buffer[int32]) sim.Kernel {
 
 func MethodValue(a *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
-		sync := t.SyncThreads // want "method values are not translated; call the method" "function values cannot run on the GPU"
+		sync := t.SyncThreads // want "method values are not translated; call the method"
 		sync()
 	}
 }
@@ -292,7 +292,48 @@ func StatementBeforeBody(a *sim.Buffer[int32]) sim.Kernel {
 
 func Dim3Value(a *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
-		d := t.BlockDim // want "BlockDim is a Dim3 value, which kernels do not hold" "a Dim3 is not a kernel value"
+		d := t.BlockDim // want "BlockDim is a Dim3 value, which kernels do not hold"
 		_ = d
+	}
+}
+
+func VectorParam(out *sim.Buffer[sim.Float4], bias sim.Float4) sim.Kernel { // want "kernel parameter bias: a sim.Float4 is not passed to a kernel by value .*pass its fields as separate parameters"
+	return func(t *sim.Thread) {
+		v := out.Load(t, 0)
+		v.X += bias.X // refused at the parameter: no second diagnostic
+		out.Store(t, 0, v)
+	}
+}
+
+func HalfParam(out *sim.Buffer[sim.Half], h sim.Half) sim.Kernel { // want "kernel parameter h: a sim.Half is not passed to a kernel by value .*pass its bits as a uint16 and convert them in the body with sim.UshortAsHalf"
+	return func(t *sim.Thread) { out.Store(t, 0, h) }
+}
+
+func variadicHelper(vs ...float32) float32 { // want "variadicHelper is variadic, which is not translated .*take a fixed number of parameters"
+	var s float32
+	for _, v := range vs { // refused at the parameter: no second diagnostic
+		s += v
+	}
+	return s
+}
+
+func Variadic(a *sim.Buffer[float32]) sim.Kernel {
+	return func(t *sim.Thread) { a.Store(t, 0, variadicHelper(1, 2, 3)) }
+}
+
+// One construct, one diagnostic: the value's, not the variable's too.
+func OneDiagnostic(a *sim.Buffer[float32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var arr [4]float32
+		s := arr[:] // want "slices cannot be used on the GPU"
+		a.Store(t, 0, s[0])
+	}
+}
+
+func threadArg(t *sim.Thread, x int32) int32 { return x }
+
+func NilThread(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		a.Store(t, 0, threadArg(nil, 1)) // want "parameter t of threadArg takes the thread, .*pass the kernel body's thread itself"
 	}
 }

@@ -189,3 +189,29 @@ func Panic(a *sim.Buffer[int32], n int) sim.Kernel {
 		a.Store(t, i, 1)
 	}
 }
+
+// twoResults gives a helper's two results for TwoPhaseAssign.
+func twoResults(x int32) (int, int32) { return int(x) & 3, x * 2 }
+
+// TwoPhaseAssign: Go evaluates the index operands on the left of an
+// assignment, and the values on the right, before assigning any target,
+// so i, a[i] = 1, 2 stores to a[old i]; the tuple form, an index read
+// through an element the statement assigns, a vector field of an array
+// element and a range clause assigning a[k] do likewise.
+func TwoPhaseAssign(in, out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var a [4]int32
+		var vs [4]sim.Int2
+		i := 0
+		i, a[i] = 1, 2
+		k := 0
+		k, a[k+1] = twoResults(in.Load(t, 0))
+		a[0], a[a[0]&3] = 3, 4
+		i, vs[i].X = 2, 5
+		var b [4]int32
+		for k, b[k] = range a {
+		}
+		a[i], i = 6, 3
+		out.Store(t, 0, a[0]+a[1]+a[2]+a[3]+b[0]+vs[1].X+int32(i+k))
+	}
+}

@@ -37,3 +37,35 @@ func HalfConversions(in *sim.Buffer[float32], h *sim.Buffer[sim.Half], b *sim.Bu
 		}
 	}
 }
+
+// Equality: == on Half and BFloat16 compares the bits, as Go's does (+0 !=
+// -0, a NaN equals itself); on vectors every field; on arrays of them every
+// element; a switch on a Half compares the same way.
+func Equality(h *sim.Buffer[sim.Half], b *sim.Buffer[sim.BFloat16], v *sim.Buffer[sim.Float4], out *sim.Buffer[int32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		if i := t.GlobalX(); i+1 < n {
+			r := int32(0)
+			if h.Load(t, i) == h.Load(t, i+1) {
+				r |= 1
+			}
+			x, y := b.Load(t, i), b.Load(t, i+1)
+			if x != y {
+				r |= 2
+			}
+			p, q := v.Load(t, i), v.Load(t, i+1)
+			if p == q {
+				r |= 4
+			}
+			hs := [2]sim.Half{h.Load(t, i), h.Load(t, i+1)}
+			vs := [2][2]sim.Float4{{p, q}, {q, p}}
+			if hs == [2]sim.Half{} || vs[0] != vs[1] {
+				r |= 8
+			}
+			switch h.Load(t, i) {
+			case sim.Float2Half(0):
+				r |= 16
+			}
+			out.Store(t, i, r)
+		}
+	}
+}
