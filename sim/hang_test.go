@@ -342,6 +342,8 @@ func TestLaunchContextCancelAbandonsThreadWithoutSchedulingPoint(t *testing.T) {
 	loop, body := at(t, "cancelLoop"), at(t, "cancelBody")
 	if f := only(t, r, sim.Hang); f.Current.Site != loop && f.Current.Site != body {
 		t.Errorf("hang at %q, want %s or %s", f.Current.Site, loop, body)
+	} else if !strings.Contains(f.Detail, "context ended") || strings.Contains(f.Detail, "watchdog") {
+		t.Errorf("the hang should be blamed on the context's end, not the watchdog: %s", f.Detail)
 	}
 	if el := time.Since(start); el > 20*time.Second {
 		t.Errorf("took %v", el)
@@ -418,7 +420,9 @@ func TestTimeLimitAbandonsThreadWithoutSchedulingPoint(t *testing.T) {
 		for !release.Load() {
 		}
 	})
-	only(t, r, sim.Hang)
+	if f := only(t, r, sim.Hang); !strings.Contains(f.Detail, "time limit") || strings.Contains(f.Detail, "watchdog") {
+		t.Errorf("the hang should be blamed on the time limit, not the watchdog: %s", f.Detail)
+	}
 	if el := time.Since(start); el > 20*time.Second {
 		t.Errorf("took %v", el)
 	}
@@ -443,4 +447,41 @@ func TestProcessCPUCountsBusyWork(t *testing.T) {
 		}
 	}
 	t.Fatalf("20 s of busy work added less than 20 ms of process CPU time (x=%d)", x)
+}
+
+// A LaunchContext waiting for another goroutine's launch on the same Device
+// ends with its context, where it waited for the other launch to finish.
+func TestLaunchContextDeadlineWhileDeviceBusy(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	var release atomic.Bool
+	started := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		var once bool
+		done <- dev.Launch(cfg1(1, 1, sim.Options{}.WithWatchdog(0)), func(th *sim.Thread) {
+			if !once {
+				once = true
+				close(started)
+			}
+			for !release.Load() { // busy, calling nothing: no watchdog, no spin check
+			}
+		})
+	}()
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := dev.LaunchContext(ctx, cfg1(1, 1, sim.Options{}), func(*sim.Thread) {})
+	el := time.Since(start)
+	release.Store(true)
+	var r *sim.Report
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &r) || !r.Aborted {
+		t.Errorf("err = %v, want a Report that is context.DeadlineExceeded", err)
+	}
+	if el > 2*time.Second {
+		t.Errorf("LaunchContext returned after %v, its deadline was 100ms", el)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("the first launch: %v", err)
+	}
 }

@@ -68,6 +68,10 @@ func (d *Device) Validate(cfg Config) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	if o := cfg.Options; o.schedule > RandomOrder || o.warpModel > Lockstep {
+		return &LaunchError{Code: ErrInvalidValue, Limit: "options",
+			Detail: fmt.Sprintf("schedule %d or warp model %d is none of the defined ones (NaturalOrder, RandomOrder; Independent, Lockstep)", o.schedule, o.warpModel)}
+	}
 	grid, blk := cfg.Grid.norm(), cfg.Block.norm()
 	bad := func(code ErrorCode, limit, format string, args ...any) error {
 		return &LaunchError{Code: code, Limit: limit, Detail: fmt.Sprintf(format, args...)}
@@ -143,6 +147,29 @@ func (d *Device) Launch(cfg Config, k Kernel) error {
 	return d.LaunchContext(context.Background(), cfg, k)
 }
 
+// lockStream takes the Device's stream, or returns ctx's error if ctx ends
+// first while another launch holds it. (A context that cannot end waits
+// on the lock; one that can polls it, from 20µs apart up to 2ms.)
+func (d *Device) lockStream(ctx context.Context) error {
+	done := ctx.Done()
+	if done == nil {
+		d.stream.Lock()
+		return nil
+	}
+	wait := 20 * time.Microsecond
+	for !d.stream.TryLock() {
+		t := time.NewTimer(wait)
+		select {
+		case <-done:
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 2*time.Millisecond)
+	}
+	return nil
+}
+
 // LaunchContext is Launch that also ends when ctx is cancelled or its
 // deadline passes. The launch notices at its next scheduling point: a
 // thread start, a barrier, a warp collective, an atomic, a fence, a spin
@@ -156,13 +183,16 @@ func (d *Device) Launch(cfg Config, k Kernel) error {
 // not the watchdog is on.
 //
 // Launches on one Device are serialised, as on one CUDA stream: a
-// LaunchContext from another goroutine waits for the one in progress, and
-// so do the host copies of the Device's buffers.
+// LaunchContext from another goroutine waits for the one in progress (or
+// for ctx, whichever ends first), and so do the host copies of the
+// Device's buffers.
 func (d *Device) LaunchContext(ctx context.Context, cfg Config, k Kernel) error {
 	if err := d.usable("Launch"); err != nil {
 		return err
 	}
-	d.stream.Lock()
+	if err := d.lockStream(ctx); err != nil {
+		return &Report{Stopped: err, Aborted: true}
+	}
 	defer d.stream.Unlock()
 	if err := d.usable("Launch"); err != nil {
 		return err

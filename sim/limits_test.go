@@ -240,3 +240,15 @@ func TestSpecRefusedWhenUnmodelled(t *testing.T) {
 		}
 	}
 }
+
+// An Options value outside the defined schedules and warp models is refused,
+// where it ran as the default.
+func TestUndefinedScheduleRefused(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	for _, o := range []sim.Options{sim.Options{}.WithSchedule(sim.Schedule(99)), sim.Options{}.WithWarpModel(sim.WarpModel(7))} {
+		var le *sim.LaunchError
+		if err := dev.Launch(sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), Options: o}, func(*sim.Thread) {}); !errors.As(err, &le) || le.Code != sim.ErrInvalidValue {
+			t.Errorf("%v: %v, want a LaunchError with ErrInvalidValue", o, err)
+		}
+	}
+}

@@ -201,7 +201,9 @@ func (b *Buffer[T]) Space() Space { return b.space }
 // Freeing a freed buffer (or a shared array, which the host never owns)
 // panics with a *MisuseError, as closing a closed channel panics: it is a
 // bug in the host code, never a condition to handle. (CUDA returns
-// cudaErrorInvalidValue for it.)
+// cudaErrorInvalidValue for it.) A buffer of a closed Device was freed by
+// Close: Free does nothing, so that deferred Frees may run in any order
+// with a deferred Close.
 func (b *Buffer[T]) Free() {
 	if b.space != GlobalSpace {
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Free", What: fmt.Sprintf("shared array %q is not the host's to free", b.name)})
@@ -213,6 +215,12 @@ func (b *Buffer[T]) Free() {
 	d.stream.Lock()
 	defer d.stream.Unlock()
 	if b.freed {
+		d.mu.Lock()
+		closed := d.closed
+		d.mu.Unlock()
+		if closed {
+			return // freed by Close
+		}
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Free", What: fmt.Sprintf("buffer %q is already freed (double free)", b.name)})
 	}
 	b.freed = true

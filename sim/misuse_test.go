@@ -57,6 +57,19 @@ func TestDoubleFreeIsNamed(t *testing.T) {
 	t.Error("the second Free returned")
 }
 
+// Close frees every buffer of the Device: a Free after it (a deferred Free
+// that runs after a deferred Close) does nothing, where it panicked with
+// "double free" though the host freed the buffer once.
+func TestFreeAfterCloseIsNoOp(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x, _ := sim.Alloc[int32](dev, "x", 4)
+	dev.Close()
+	x.Free()
+	if x.ToHost() != nil {
+		t.Error("ToHost of a closed Device's buffer returned data")
+	}
+}
+
 // A kernel launched on one Device that uses a buffer of another is
 // reported, with detection on at its first access and with detection off
 // at the thread's periodic check.

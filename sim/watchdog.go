@@ -169,9 +169,18 @@ func (l *launch) abandon(w *worker, quiet time.Duration) {
 	l.abandoned = true
 	blk, thr, ok := peekRunning(w)
 	where := sampleStuck(l.labels)
+	// What gave up on it: the watchdog, or the grace after the context's
+	// end or the time limit (halt keeps the first reason).
+	why := "the watchdog's timeout, Options.WithWatchdog"
+	switch l.stop.Load() {
+	case stopCancel:
+		why = "the grace after the launch's context ended"
+	case stopBudget:
+		why = "the grace after the launch's time limit, Options.WithTimeLimit"
+	}
 	f := Finding{Kind: Hang,
-		Detail: fmt.Sprintf("the thread ran %v without calling into sim (the watchdog's timeout, Options.WithWatchdog); the launch is abandoned and the Device unusable: the thread's goroutine runs on until it next calls into sim, or until the process exits",
-			quiet.Round(time.Millisecond))}
+		Detail: fmt.Sprintf("the thread ran %v without calling into sim (%s); the launch is abandoned and the Device unusable: the thread's goroutine runs on until it next calls into sim, or until the process exits",
+			quiet.Round(time.Millisecond), why)}
 	if ok {
 		f.Current = Access{Block: blk, Thread: thr, Op: "running", Site: where}
 	} else {
