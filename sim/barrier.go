@@ -54,6 +54,7 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 		t.halt()
 	}
 	w.tick()
+	w.syncArrival(t)
 	w.stats.Barriers++
 	bar := &b.bar
 	if bar.waiting == 0 {

@@ -5,6 +5,7 @@ package sim_test
 // be resident. Each must be reported promptly, never hang.
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -472,4 +473,62 @@ func TestDeadlockSpinForever(t *testing.T) {
 	if !r.Has(sim.Deadlock) {
 		t.Fatalf("no deadlock: %v", r)
 	}
+}
+
+// Threads that loop through barriers or warp collectives for ever, changing
+// nothing, are a livelock the spin watch (which looks at memory) never
+// sees: reported after 2^24 arrivals without progress (2^21 in race
+// builds), where the launch
+// ran until a context or time limit ended it. The correct side: a long
+// loop of barriers that ends, and one whose memory keeps changing.
+func TestDeadlockLoopOfBarriersWithoutProgress(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		k    func(th *sim.Thread)
+	}{
+		{"barriers", func(th *sim.Thread) {
+			for i := 0; i != 7; i += 2 { // never 7
+				th.SyncThreads() //@idleBar
+			}
+		}},
+		{"collectives", func(th *sim.Thread) {
+			v := int32(1)
+			for v != 0 { // a shuffle of 1s is never 0
+				v = sim.ShflXorSync(th, sim.FullMask, v, 1) //@idleShfl
+			}
+		}},
+	} {
+		dev := sim.NewDevice(sim.H100)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		err := dev.LaunchContext(ctx, lin(1, 64), tc.k)
+		cancel()
+		sim.ExpectByName(t, err)
+		r, _ := err.(*sim.Report)
+		if r == nil || r.Stopped != nil || !r.Has(sim.Deadlock) || !strings.Contains(r.Error(), "without changing memory") {
+			t.Errorf("%s: %v, want a livelock before the deadline", tc.name, err)
+		}
+	}
+}
+
+func TestNoDeadlockLongLoopOfBarriers(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, dev, "x", 64)
+	idle, busy := 100_000, 300_000 // 6.4M arrivals changing nothing, below 2^24; 19.2M changing memory, above
+	if raceBuild {
+		idle, busy = 10_000, 40_000 // 640k, below 2^21; 2.6M, above
+	}
+	r := exec(t, dev, lin(1, 64), func(th *sim.Thread) {
+		for i := 0; i < idle; i++ {
+			th.SyncThreads()
+		}
+		for i := 0; i < busy; i++ {
+			if th.ThreadIdx.X == 0 {
+				x.Store(th, 0, int32(i))
+			}
+			th.SyncThreads()
+		}
+	})
+	wantClean(t, r)
 }

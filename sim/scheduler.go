@@ -190,6 +190,10 @@ type workerState struct {
 	stuckOps      int
 	plainSpinners int
 	othersIdle    bool // a wait for other workers' progress came to nothing
+	// syncMark is progress at the last barrier or collective arrival that
+	// saw it change; idleSyncs counts the arrivals since (syncArrival).
+	syncMark  uint64
+	idleSyncs int
 	rng           *rand.Rand
 	ctxs          ctxCache // detection: context ids of recent accesses
 	// ctxView is the launch's context table as far as this worker has
@@ -860,6 +864,42 @@ func (w *worker) deadlock() {
 	g.finish(&f)
 	w.l.addFinding(f)
 	w.abort()
+}
+
+// maxIdleSyncs is how many barrier and warp-collective arrivals in a row
+// without progress (no memory changed, no thread exited, no block started)
+// make a livelock: threads that loop through synchronisation for ever,
+// which the spin watch, looking at memory, never sees. 2^24 arrivals (2^21
+// under the race detector) are a few seconds; a kernel that passes that
+// many barriers without changing a value (a solver iterating on past its
+// exact fixed point) is taken for one.
+const maxIdleSyncs = 1 << 24 >> (3 * raceShift)
+
+// syncArrival counts t's arrival at a barrier or warp collective towards
+// maxIdleSyncs.
+func (w *worker) syncArrival(t *Thread) {
+	if w.progress != w.syncMark {
+		w.syncMark, w.idleSyncs = w.progress, 0
+		return
+	}
+	w.idleSyncs++
+	if w.idleSyncs > maxIdleSyncs {
+		w.syncLivelock(t)
+	}
+}
+
+// syncLivelock reports the launch's threads looping through barriers or
+// collectives without progress, and unwinds t.
+//
+//go:noinline
+func (w *worker) syncLivelock(t *Thread) {
+	f := Finding{Kind: Deadlock,
+		Detail: fmt.Sprintf("livelock: threads pass barriers or warp collectives over and over without changing memory (%d arrivals since anything changed)", w.idleSyncs)}
+	g, _ := w.groupLive(f.Kind)
+	g.finish(&f)
+	w.l.addFinding(f)
+	w.abort()
+	t.halt()
 }
 
 // budgetReport reports the live threads of a launch whose time limit ran out.

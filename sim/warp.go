@@ -147,6 +147,7 @@ func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, w
 		t.halt()
 	}
 	w.tick()
+	w.syncArrival(t)
 	w.stats.Collectives++
 	wp := &t.blk.warps[t.warp]
 	s := w.sites.callerSite()
