@@ -194,8 +194,8 @@ type workerState struct {
 	// saw it change; idleSyncs counts the arrivals since (syncArrival).
 	syncMark  uint64
 	idleSyncs int
-	rng           *rand.Rand
-	ctxs          ctxCache // detection: context ids of recent accesses
+	rng       *rand.Rand
+	ctxs      ctxCache // detection: context ids of recent accesses
 	// ctxView is the launch's context table as far as this worker has
 	// interned: what its records' ids index (see internCtx).
 	ctxView []accessCtx
