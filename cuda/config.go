@@ -43,8 +43,10 @@ type Build struct {
 }
 
 // ParityFlags are the nvcc flags every twin is compiled with, chosen for
-// bitwise parity with the Go bodies: Go never fuses a*b+c into an FMA, so
-// neither may nvcc (-fmad=false); IEEE division and square root and no
+// bitwise parity with the Go bodies: Go on amd64 at GOAMD64=v1 or v2 (the
+// default) never fuses a*b+c into an FMA, so neither may nvcc
+// (-fmad=false); on arm64 and at GOAMD64=v3 or v4 Go may fuse it, and
+// float32(a*b)+c keeps it unfused everywhere. IEEE division and square root and no
 // flush-to-zero match Go's float32 arithmetic. -lineinfo changes no code;
 // it lets compute-sanitizer name source lines.
 var ParityFlags = []string{"-fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-O3", "-lineinfo"}
