@@ -160,6 +160,56 @@ func TestBarrierDivergenceInPerThreadTripLoop(t *testing.T) {
 	}
 }
 
+// treeWithTripBound is the shared tree reduction with the loop bound folded
+// into the condition: for stride := 32; stride > bound(tid); stride /= 2,
+// with the barrier as the loop body's last statement. With bound = tid,
+// lanes of warp 0 leave after different iteration counts while the others
+// of their warp wait at the barrier (the classic bug); with a bound that is
+// the same for a whole warp, whole warps leave, which is not divergence on
+// Volta and later.
+func treeWithTripBound(out *sim.Buffer[int32], bound func(tid int) int) sim.Kernel {
+	return func(t *sim.Thread) {
+		sh := sim.Shared[int32](t, "sh", 64)
+		tid := t.ThreadIdx.X
+		sh.Store(t, tid, 1)
+		t.SyncThreads()
+		for stride := 32; stride > bound(tid); stride /= 2 {
+			if tid < stride {
+				sh.Store(t, tid, sh.Load(t, tid)+sh.Load(t, tid+stride))
+			}
+			t.SyncThreads() //@tripBottomBar
+		}
+		if tid == 0 {
+			out.Store(t, 0, sh.Load(t, 0))
+		}
+	}
+}
+
+func TestBarrierDivergenceTripLoopBarrierAtBottom(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 64), treeWithTripBound(out, func(tid int) int { return tid }))
+	f := wantKind(t, r, sim.BarrierDivergence)
+	if f.Previous.Site != at(t, "tripBottomBar") || f.Current.Site != at(t, "tripBottomBar") {
+		t.Errorf("sites %q and %q, want both %s\n%v", f.Current.Site, f.Previous.Site, at(t, "tripBottomBar"), r)
+	}
+	if !strings.Contains(f.Detail, "left its loop after the barrier") {
+		t.Errorf("detail %q does not say the thread left its loop\n%v", f.Detail, r)
+	}
+}
+
+func TestNoRaceTripLoopBarrierAtBottomWholeWarps(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 1)
+	// Warp 1 (tids 32-63) never enters; warp 0 runs every iteration.
+	wantClean(t, exec(t, dev, lin(1, 64), treeWithTripBound(out, func(tid int) int { return tid / 32 * 32 })))
+	if got := out.ToHost()[0]; got != 64 {
+		t.Fatalf("sum %d, want 64", got)
+	}
+}
+
 // Threads drop out of an iterative loop at the bottom of an iteration (they
 // exit before reaching the loop's first barrier again); the rest go on.
 // Exited threads count as arrived (Volta and later).

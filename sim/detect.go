@@ -610,7 +610,9 @@ func (w *worker) warpSync(b *block, first int, mask uint32) {
 // reaching the barrier's line counts as arrived, as on Volta and later.
 func (w *worker) exitCheck(t *Thread) {
 	b := t.blk
-	if len(t.x.hb.past) == 0 {
+	if len(t.x.hb.past) == 0 && b.phase == 0 {
+		// No kernel line since the start and no barrier passed: the
+		// thread returned before any barrier, which counts as arrived.
 		return
 	}
 	// The exited thread's past stays as it is until its slot is prepared
@@ -646,6 +648,10 @@ func (w *worker) checkExitedPast(b *block) {
 // barriers early for some lanes (synccheck's divergent-warp case). Runs
 // when the barrier is released, when the waiting set is known.
 func (w *worker) checkPast(b *block, t *Thread) {
+	if len(t.x.hb.past) == 0 {
+		w.checkLeftLoop(b, t)
+		return
+	}
 	for _, p := range t.x.hb.past {
 		for _, c := range b.barChain {
 			if p.fn != c.fn || p.line <= c.line {
@@ -658,6 +664,39 @@ func (w *worker) checkPast(b *block, t *Thread) {
 			return
 		}
 	}
+}
+
+// checkLeftLoop reports thread t, which exited straight after the barrier
+// the block passed last (no kernel line in between), if that barrier stands
+// at or after the awaited one in the same function and lanes of t's warp
+// wait: the per-thread trip count of a loop with its barrier at the bottom
+// (for s := 32; s > tid; s /= 2 { ...; __syncthreads() }). A thread whose
+// last barrier stands before the awaited one returned before reaching it,
+// which counts as arrived; so does a whole warp leaving the loop.
+func (w *worker) checkLeftLoop(b *block, t *Thread) {
+	if !warpWaits(b, t) {
+		return
+	}
+	for _, c := range b.barChain {
+		if last, ok := lastOp(b.lastChain, c.fn); ok && last.line >= c.line {
+			w.l.addFinding(Finding{Kind: BarrierDivergence,
+				Detail: fmt.Sprintf("thread %s of block %s did not arrive at the barrier: it left its loop after the barrier at line %d and exited while lanes of its warp wait",
+					t.ThreadIdx.IndexString(), b.idx.IndexString(), last.line),
+				Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit", Site: last.site.String()},
+				Previous: threadAccess(b.bar.first, barNames[b.bar.kind], b.bar.site)})
+			return
+		}
+	}
+}
+
+// lastOp returns chain's entry in function fn.
+func lastOp(chain []pastOp, fn int32) (pastOp, bool) {
+	for _, c := range chain {
+		if c.fn == fn {
+			return c, true
+		}
+	}
+	return pastOp{}, false
 }
 
 // warpWaits reports whether a lane of t's warp waits at b's barrier.
