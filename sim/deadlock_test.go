@@ -158,6 +158,60 @@ func TestNoDeadlockLongReadOnlyLoop(t *testing.T) {
 	t.Run("detection off", func(t *testing.T) { run(t, sim.Options{}.WithDetection(false), false) })
 }
 
+// A read-only loop over a small table in an order that depends on what it
+// computes (a Markov chain drawing its next state) is not a poll, however
+// long it runs: 1.5M table reads by one thread, past the 2^20 accesses per
+// thread after which plain polling in a fixed order is a livelock
+// (TestDeadlockFlagNeverSetPlainPoll), with detection on and off.
+func TestNoDeadlockTableWalkPastPollLimit(t *testing.T) {
+	t.Parallel()
+	const reads = 1_500_000
+	table := make([]float32, 16)
+	for i := range table {
+		table[i] = 0.25
+	}
+	run := func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		defer dev.Close()
+		trans, err := sim.FromHost(dev, "trans", table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := zeroed[int32](t, dev, "out", 1)
+		cfg := lin(1, 1)
+		cfg.Options = o
+		r := exec(t, dev, cfg, func(th *sim.Thread) {
+			state, rng, visits := 0, uint32(1), int32(0)
+			for n := 0; n < reads; {
+				rng = rng*1664525 + 1013904223
+				u := float32(rng>>8) / (1 << 24)
+				acc, next := float32(0), 3
+				for k := 0; k < 4; k++ {
+					acc += trans.Load(th, state*4+k)
+					n++
+					if u < acc {
+						next = k
+						break
+					}
+				}
+				state = next
+				if state == 0 {
+					visits++
+				}
+			}
+			out.Store(th, 0, visits)
+		})
+		if r != nil {
+			t.Fatalf("want no finding:\n%v", r)
+		}
+		if v := out.ToHost()[0]; v == 0 {
+			t.Fatal("the kernel did not finish: no visits stored")
+		}
+	}
+	t.Run("detection on", func(t *testing.T) { run(t, sim.Options{}) })
+	t.Run("detection off", func(t *testing.T) { run(t, sim.Options{}.WithDetection(false)) })
+}
+
 // Thread 1 waits for a flag that thread 0 sets only after a barrier that
 // thread 1 never reaches.
 func TestDeadlockBarrierAndSpin(t *testing.T) {

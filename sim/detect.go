@@ -913,6 +913,11 @@ type spinWatch struct {
 	n        int
 	overflow bool
 	changed  bool
+	// seq is the window's accesses in order, each as its index into addrs:
+	// a plain-load window must repeat with a short period to count as
+	// polling (see periodic).
+	seq  [watchOps]uint8
+	nseq int
 	// strong is set when a watched access was strong (volatile or an
 	// atomic_ref operation): the window polls as a spin wait does.
 	strong bool
@@ -930,6 +935,7 @@ func (s *spinWatch) note(m int32, i int, changed bool) {
 	}
 	for k := 0; k < s.n; k++ {
 		if s.addrs[k].m == m && s.addrs[k].i == i {
+			s.record(k)
 			return
 		}
 	}
@@ -941,10 +947,47 @@ func (s *spinWatch) note(m int32, i int, changed bool) {
 		m int32
 		i int
 	}{m, i}
+	s.record(s.n)
 	s.n++
 }
 
-func (s *spinWatch) looksStuck() bool { return !s.overflow && !s.changed }
+func (s *spinWatch) record(k int) {
+	if s.nseq < len(s.seq) {
+		s.seq[s.nseq] = uint8(k)
+		s.nseq++
+	}
+}
+
+// looksStuck reports whether the window looks like a spin wait: a few
+// addresses, memory unchanged, and either a strong access among them or,
+// for plain loads only, the same addresses in the same order over and over
+// (periodic). A loop over a small read-only table whose order depends on
+// what it computes (a Markov chain's next state) is not periodic; a loop
+// reading the table in a fixed order is, and is told apart from polling
+// only by how long it runs (spinRound).
+func (s *spinWatch) looksStuck() bool {
+	return !s.overflow && !s.changed && (s.strong || s.confirm || s.periodic())
+}
+
+// periodic reports whether the window's access sequence repeats with a
+// period of at most half its length: a poll of one flag (period 1), of
+// each of a few flags in turn, of a flag and a counter.
+func (s *spinWatch) periodic() bool {
+	q := s.seq[:s.nseq]
+	if len(q) < 2 {
+		return true // (the caller never checks so short a window)
+	}
+next:
+	for p := 1; 2*p <= len(q); p++ {
+		for k := p; k < len(q); k++ {
+			if q[k] != q[k-p] {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
 
 // spinYield parks a thread that made no progress until others have run.
 // Polled says how: with atomics or strong accesses, as spin waits poll, or

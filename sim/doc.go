@@ -230,12 +230,15 @@
 // poll a few addresses without changing memory are spinning: with atomics,
 // volatile or atomic_ref loads (how a correct spin wait polls) the launch
 // is a deadlock after some 64 rounds in which nothing changed (about 270k
-// polls per thread for a few threads, fewer for many); with plain loads
-// only, which a long loop over a small read-only table makes too (a Markov
-// chain, a polynomial's coefficients in constant memory), only after 2^20
-// such reads per live thread or 2^26 in all (2^23 under the race
-// detector), whichever is fewer: such a loop that reads more is taken for
-// a livelock.
+// polls per thread for a few threads, fewer for many). Plain loads only
+// count as polling when they read the same few addresses in the same order
+// over and over (a loop reading a table in an order that depends on what
+// it computes, such as a Markov chain drawing its next state, never does),
+// and then make a livelock only after 2^20 such reads per live thread or
+// 2^26 in all (2^23 under the race detector), whichever is fewer: a loop
+// over a small read-only table in a fixed order (a polynomial's
+// coefficients in constant memory) that reads more is taken for a
+// livelock.
 // Options.WithTimeLimit bounds a launch's wall-clock time; when it runs out
 // the launch ends at its threads' next scheduling points with a
 // BudgetExceeded finding grouping the live threads by state and line.

@@ -540,10 +540,10 @@ func (w *worker) spinRound() bool {
 		w.stuck, w.stuckOps = 0, 0
 	}
 stuck:
-	// A thread that polls a few addresses with plain loads and writes
-	// nothing may be a spin wait or a long loop over a small read-only
-	// table (a Markov chain, a polynomial's coefficients): memory cannot
-	// tell them apart. While any spinner polls that way, the verdict waits
+	// A thread that polls a few addresses with plain loads, in the same
+	// order over and over (spinWatch.periodic), and writes nothing may be
+	// a spin wait or a long loop over a small read-only table in a fixed
+	// order (a polynomial's coefficients): memory cannot tell them apart. While any spinner polls that way, the verdict waits
 	// for plainSpinThread such accesses per live thread, or
 	// plainSpinAccesses in all (and minStuck rounds), rather than
 	// stuckRounds rounds; spin waits on volatile, atomic_ref and atomics
