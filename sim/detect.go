@@ -51,11 +51,15 @@ type hbState struct {
 	// the last release fence: what the next strong write publishes (the
 	// fence, not the write, decides what is released).
 	relClock, relPhase uint32
-	relVC              *vclock  // vc at that fence; changed in place only after a copy (ownVC)
-	vc, pend           *vclock  // acquired knowledge; acquired but not yet fenced
-	pendRMW            *vclock  // the part of pend read by read-modify-writes (see barrierAcquire)
-	past               []pastOp // kernel lines executed since the last barrier
-	exitPhase          uint32   // barrier phase + 1 in which the thread exited with a past; 0 if not
+	relVC              *vclock // vc at that fence; changed in place only after a copy (ownVC)
+	// relKnown is known at the last release fence: the warp-mates whose
+	// accesses before a warp sync the next strong write publishes too.
+	// Made at the slot's first fence and kept; read only while fenced.
+	relKnown  *[warpSize]uint32
+	vc, pend  *vclock  // acquired knowledge; acquired but not yet fenced
+	pendRMW   *vclock  // the part of pend read by read-modify-writes (see barrierAcquire)
+	past      []pastOp // kernel lines executed since the last barrier
+	exitPhase uint32   // barrier phase + 1 in which the thread exited with a past; 0 if not
 }
 
 // pastOp is a kernel line a thread ran: its function, line and site.
@@ -90,10 +94,15 @@ func (h *hbState) notePast(fn, line int32, s site) {
 
 // vclock is sparse vector-clock knowledge acquired through atomics: for a
 // thread, the fence clock up to which its accesses are ordered before us;
-// for a block, the barrier phase below which all its accesses are.
+// for a block, the barrier phase below which all its accesses are; for a
+// thread, the warp-sync clock below which its accesses are (the lanes a
+// releasing lane had synchronised with through __syncwarp or a collective
+// before its release fence: bar.warp.sync orders their accesses before the
+// fence, which is cumulative). wclks is nil until a release carries some.
 type vclock struct {
 	threads map[uint32]uint32
 	blocks  map[int]uint32
+	wclks   map[uint32]uint32
 }
 
 func newVClock() *vclock {
@@ -101,7 +110,7 @@ func newVClock() *vclock {
 }
 
 func (v *vclock) clone() *vclock {
-	return &vclock{threads: maps.Clone(v.threads), blocks: maps.Clone(v.blocks)}
+	return &vclock{threads: maps.Clone(v.threads), blocks: maps.Clone(v.blocks), wclks: maps.Clone(v.wclks)}
 }
 
 func (v *vclock) join(o *vclock) {
@@ -117,6 +126,19 @@ func (v *vclock) join(o *vclock) {
 		if p > v.blocks[k] {
 			v.blocks[k] = p
 		}
+	}
+	for k, c := range o.wclks {
+		v.noteWclk(k, c)
+	}
+}
+
+// noteWclk records that gid's accesses below warp-sync clock c are ordered.
+func (v *vclock) noteWclk(gid, c uint32) {
+	if v.wclks == nil {
+		v.wclks = map[uint32]uint32{}
+	}
+	if c > v.wclks[gid] {
+		v.wclks[gid] = c
 	}
 }
 
@@ -140,6 +162,10 @@ func (h *hbState) markRelease(blockScope bool, phase uint32) {
 	h.fenced = true
 	h.blockFence = blockScope
 	h.relClock, h.relPhase, h.relVC = h.clock, phase, h.vc
+	if h.relKnown == nil {
+		h.relKnown = new([warpSize]uint32)
+	}
+	*h.relKnown = h.known
 }
 
 // ownVC returns the thread's acquired knowledge ready to be added to in
@@ -191,6 +217,14 @@ func (h *hbState) acquirePend(blockScope bool, blk, tpb int, gidBase uint32) {
 			h.vc.blocks[b] = p
 		}
 		delete(h.pend.blocks, b)
+	}
+	for gid, c := range h.pend.wclks {
+		if int(gid-gidBase)/tpb != blk {
+			rest = true
+			continue
+		}
+		h.vc.noteWclk(gid, c)
+		delete(h.pend.wclks, gid)
 	}
 	if !rest {
 		h.pend = nil
@@ -286,6 +320,14 @@ func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 	if p := h.relPhase; p > dst.blocks[t.blk.linear] {
 		dst.blocks[t.blk.linear] = p
 	}
+	// Warp-mates' accesses before a warp sync the releasing lane took part
+	// in before its fence: their gids are consecutive with its own.
+	first := t.gid - uint32(t.lane)
+	for k, c := range h.relKnown {
+		if k != t.lane && c > 0 {
+			dst.noteWclk(first+uint32(k), c)
+		}
+	}
 }
 
 // hbView is what the happens-before test needs of the current thread,
@@ -352,6 +394,9 @@ func (t *Thread) orderedByAtomics(a *access) bool {
 	}
 	ublk := int(a.gid-t.w.l.gidBase) / t.w.l.tpb
 	if p, ok := vc.blocks[ublk]; ok && int16(uint16(p)-a.phase()) > 0 {
+		return true
+	}
+	if c, ok := vc.wclks[a.gid]; ok && int16(uint16(c)-a.wclk()) > 0 {
 		return true
 	}
 	return false

@@ -716,3 +716,141 @@ func TestRaceWarpLeaderAcquireWithoutSyncWarp(t *testing.T) {
 	r := runWarpLeaderAcquire(t, false)
 	wantRace(t, r, sim.GlobalSpace, "data", at(t, "wlW"), at(t, "wlR"))
 }
+
+// ---------------------------------------------------------------------------
+// The producer side: every lane of a warp writes, __syncwarp orders the
+// lanes' writes before the leader's fence, and the leader's release
+// publishes them (a fence is cumulative: it releases what is ordered before
+// it, in any thread). Side by side: the correct form; without the
+// __syncwarp; with the __syncwarp after the fence, which orders the lanes'
+// writes before the flag's store but not before the fence; and the same in
+// shared memory between two warps of a block, with __threadfence_block.
+
+// syncwarpPlace is where warpLeaderRelease puts its __syncwarp.
+type syncwarpPlace int
+
+const (
+	noSyncwarp syncwarpPlace = iota
+	syncwarpBeforeFence
+	syncwarpAfterFence
+)
+
+func warpLeaderRelease(data, out, flag *sim.Buffer[int32], place syncwarpPlace) sim.Kernel {
+	return func(t *sim.Thread) {
+		lane := t.ThreadIdx.X
+		if t.BlockIdx.X == 1 { // producer warp
+			data.Store(t, lane, int32(lane+10)) //@wrW
+			if place == syncwarpBeforeFence {
+				t.SyncWarp(sim.FullMask)
+			}
+			if lane == 0 {
+				t.ThreadFence()
+			}
+			if place == syncwarpAfterFence {
+				t.SyncWarp(sim.FullMask)
+			}
+			if lane == 0 {
+				flag.StoreVolatile(t, 0, 1)
+			}
+			return
+		}
+		if lane == 0 { // consumer: one thread of block 0, which runs first
+			for flag.LoadVolatile(t, 0) == 0 {
+				t.Nanosleep(100)
+			}
+			t.ThreadFence()
+			var sum int32
+			for k := 0; k < 32; k++ {
+				sum += data.Load(t, k) //@wrR
+			}
+			out.Store(t, 0, sum)
+		}
+	}
+}
+
+func runWarpLeaderRelease(t *testing.T, place syncwarpPlace) *sim.Report {
+	dev := sim.NewDevice(sim.H100)
+	data := zeroed[int32](t, dev, "data", 32)
+	out := zeroed[int32](t, dev, "out", 1)
+	flag := zeroed[int32](t, dev, "flag", 1)
+	r := exec(t, dev, lin(2, 32), warpLeaderRelease(data, out, flag, place))
+	if got := out.ToHost()[0]; place == syncwarpBeforeFence && got != 32*10+31*32/2 {
+		t.Errorf("sum = %d, want %d", got, 32*10+31*32/2)
+	}
+	return r
+}
+
+func TestNoRaceWarpLeaderReleaseSyncWarp(t *testing.T) {
+	t.Parallel()
+	wantClean(t, runWarpLeaderRelease(t, syncwarpBeforeFence))
+}
+
+func TestRaceWarpLeaderReleaseWithoutSyncWarp(t *testing.T) {
+	t.Parallel()
+	r := runWarpLeaderRelease(t, noSyncwarp)
+	wantRace(t, r, sim.GlobalSpace, "data", at(t, "wrW"), at(t, "wrR"))
+	onlyKinds(t, r, sim.DataRace)
+}
+
+func TestRaceWarpLeaderReleaseSyncWarpAfterFence(t *testing.T) {
+	t.Parallel()
+	r := runWarpLeaderRelease(t, syncwarpAfterFence)
+	wantRace(t, r, sim.GlobalSpace, "data", at(t, "wrW"), at(t, "wrR"))
+	onlyKinds(t, r, sim.DataRace)
+}
+
+// warpToWarpShared passes a warp's shared-memory writes to another warp of
+// the block: warp 0 writes, __syncwarp, its lane 0 fences at block scope and
+// sets a shared flag; lane 0 of warp 1 polls, fences, and reads them all.
+func warpToWarpShared(out *sim.Buffer[int32], syncwarp bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		data := sim.Shared[int32](t, "data", 32)
+		flag := sim.SharedVar[int32](t, "flag")
+		tid := t.ThreadIdx.X
+		if tid == 0 {
+			flag.StoreVolatile(t, 0, 0)
+		}
+		t.SyncThreads()
+		if t.WarpID() == 1 { // consumer warp: runs first in natural order
+			if t.LaneID() == 0 {
+				for flag.LoadVolatile(t, 0) == 0 {
+					t.Nanosleep(100)
+				}
+				t.ThreadFenceBlock()
+				var sum int32
+				for k := 0; k < 32; k++ {
+					sum += data.Load(t, k) //@wwR
+				}
+				out.Store(t, 0, sum)
+			}
+			return
+		}
+		data.Store(t, tid, int32(tid)) //@wwW
+		if syncwarp {
+			t.SyncWarp(sim.FullMask)
+		}
+		if tid == 0 {
+			t.ThreadFenceBlock()
+			flag.StoreVolatile(t, 0, 1)
+		}
+	}
+}
+
+func TestNoRaceWarpToWarpSharedSyncWarp(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(1, 64), warpToWarpShared(out, true)))
+	if got := out.ToHost()[0]; got != 31*32/2 {
+		t.Errorf("sum = %d, want %d", got, 31*32/2)
+	}
+}
+
+func TestRaceWarpToWarpSharedWithoutSyncWarp(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 64), warpToWarpShared(out, false))
+	wantRace(t, r, sim.SharedSpace, "data", at(t, "wwW"), at(t, "wwR"))
+	onlyKinds(t, r, sim.DataRace)
+}
