@@ -52,7 +52,9 @@ import (
 // changed), neither happens before the other, and they are not both strong
 // with scopes that include each other (a block-scope operation includes
 // only its block; volatile accesses are system scope, legacy atomics
-// device scope).
+// device scope). A plain load racing with an atomic read-modify-write is
+// not a race when the loading thread compare-and-swaps the cell after the
+// load (the Programming Guide's CAS loop; decided at the run's end).
 //
 // Barrier divergence: a thread arriving at a __syncthreads at another slot
 // than the one the block's first waiter waits at; and a thread that exits
@@ -212,6 +214,22 @@ type reference struct {
 	at      map[int]int // placements chosen for ambiguous no-change atomics
 	steps   [][]*inst   // each thread's instructions
 	pcs     []int       // each thread's next instruction
+	// guesses are races of a plain load with an atomic read-modify-write,
+	// decided at the end (settleGuesses); lastCAS is the stamp of each
+	// thread's latest CAS of each cell instance.
+	guesses []guessPair
+	lastCAS map[[2]int]int32
+}
+
+// guessPair is a race of a plain load by thread reader, at its event
+// stamp, with an atomic read-modify-write: the Programming Guide's CAS
+// loop reads its first guess plainly, and gpusim accepts the race when
+// the reader compare-and-swaps the cell after the load.
+type guessPair struct {
+	key    raceKey
+	pair   racePair
+	reader int
+	stamp  int32
 }
 
 // placeChoice is a no-change atomic, recorded at trace index j, whose
@@ -573,10 +591,22 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 		if t.know(a.g) >= a.stamp {
 			continue
 		}
-		r.v.races[raceKey{name, a.slot, slot}] = true
-		r.v.pairs = append(r.v.pairs, racePair{inst: inst, cell: name, a: a, b: r.cur})
-		r.v.raceCells[name] = true
-		r.finding(sim.DataRace)
+		rk, pair := raceKey{name, a.slot, slot}, racePair{inst: inst, cell: name, a: a, b: r.cur}
+		switch {
+		case !a.write && !a.strong && k == accRMW:
+			r.guesses = append(r.guesses, guessPair{rk, pair, a.g, a.stamp})
+			continue
+		case k == accLoad && !strong && a.write && a.strong && isRMW(a.op):
+			r.guesses = append(r.guesses, guessPair{rk, pair, t.g, t.own})
+			continue
+		}
+		r.addRace(rk, pair)
+	}
+	if in.op == opCAS || in.op == opRCAS {
+		if r.lastCAS == nil {
+			r.lastCAS = map[[2]int]int32{}
+		}
+		r.lastCAS[[2]int{inst, t.g}] = t.own
 	}
 	r.accs[inst] = append(r.accs[inst], refAccess{idx: r.cur, g: t.g, stamp: t.own, slot: slot, write: writes, strong: strong, block: block, op: in.op})
 	// Values.
@@ -820,7 +850,35 @@ func (r *reference) complete(blk, warp int, c *refColl) {
 }
 
 // finish decides deadlock and records the final state.
+func (r *reference) addRace(k raceKey, p racePair) {
+	r.v.races[k] = true
+	r.v.pairs = append(r.v.pairs, p)
+	r.v.raceCells[k.cell] = true
+	r.finding(sim.DataRace)
+}
+
+func isRMW(op opcode) bool {
+	switch op {
+	case opADD, opEXCH, opCAS, opRADD, opREXCH, opRCAS:
+		return true
+	}
+	return false
+}
+
+// settleGuesses reports the held-back races whose reading thread did not
+// compare-and-swap the cell after its load.
+func (r *reference) settleGuesses() {
+	for _, g := range r.guesses {
+		if r.lastCAS[[2]int{g.pair.inst, g.reader}] > g.stamp {
+			continue
+		}
+		r.addRace(g.key, g.pair)
+	}
+	r.guesses = nil
+}
+
 func (r *reference) finish() {
+	r.settleGuesses()
 	steps, pcs := r.steps, r.pcs
 	for c := range nGlobal {
 		r.v.final[c] = r.mem[c]

@@ -60,12 +60,14 @@ func AtomicDec(t *Thread, b *Buffer[uint32], i int, limit uint32) uint32 {
 // AtomicCAS is atomicCAS(&b[i], compare, v): writes v if the element equals
 // compare; returns the old value either way.
 func AtomicCAS[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, compare, v T) T {
-	return rmw(t, b, i, accAtomic, 0, MemoryOrderRelaxed, func(old T) T {
+	old := rmw(t, b, i, accAtomic, casBit, MemoryOrderRelaxed, func(old T) T {
 		if old == compare {
 			return v
 		}
 		return old
 	})
+	t.noteCAS(&b.mem, i)
+	return old
 }
 
 // AtomicAnd is atomicAnd(&b[i], v).

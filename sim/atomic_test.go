@@ -787,6 +787,71 @@ func TestNoRaceAtomicCASLoopMultiply(t *testing.T) {
 	}
 }
 
+// guideAtomicAddDouble is the Programming Guide's atomicAdd for double:
+// a plain first read of the element, then compare-and-swap until the
+// guess holds. With readsOnly, every thread also reads the sum plainly
+// after its add and never compare-and-swaps with that value: a race the
+// loop's acceptance must not hide.
+func guideAtomicAddDouble(x *sim.Buffer[float64], seen *sim.Buffer[float64], readAfter bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		u := sim.Reinterpret[uint64](x)
+		old := u.Load(t, 0) // unsigned long long old = *address_as_ull
+		for {
+			assumed := old
+			old = sim.AtomicCAS(t, u, 0, assumed, math.Float64bits(math.Float64frombits(assumed)+1))
+			if old == assumed {
+				break
+			}
+		}
+		if readAfter {
+			seen.Store(t, t.GlobalX(), x.Load(t, 0)) //@guideReadAfter
+		}
+	}
+}
+
+func TestNoRaceGuideAtomicAddDoubleCASLoop(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []sim.Options{{}, random(3)} {
+		dev := sim.NewDevice(sim.H100)
+		x := host(t, dev, "x", []float64{0})
+		seen := zeroed[float64](t, dev, "seen", 128)
+		wantClean(t, exec(t, dev, lin(2, 64, opts), guideAtomicAddDouble(x, seen, false)))
+		if got := x.ToHost()[0]; got != 128 {
+			t.Fatalf("%v: sum = %v, want 128", opts.Schedule(), got)
+		}
+	}
+}
+
+func TestRacePlainReadOfCASLoopResult(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	x := host(t, dev, "x", []float64{0})
+	seen := zeroed[float64](t, dev, "seen", 128)
+	r := exec(t, dev, lin(2, 64), guideAtomicAddDouble(x, seen, true))
+	f := wantKind(t, r, sim.DataRace)
+	found := false
+	for _, f := range r.Of(sim.DataRace) {
+		found = found || f.Current.Site == at(t, "guideReadAfter") || f.Previous.Site == at(t, "guideReadAfter")
+	}
+	if !found {
+		t.Fatalf("no race names the plain read after the loop (%s); first: %+v\n%v", at(t, "guideReadAfter"), f, r)
+	}
+}
+
+// A plain read of a counter that other threads add to atomically, by a
+// thread that never compare-and-swaps it, is a race as PTX says.
+func TestRacePlainReadOfAtomicCounter(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	c := zeroed[int32](t, dev, "count", 1)
+	out := zeroed[int32](t, dev, "out", 64)
+	r := exec(t, dev, lin(1, 64), func(t *sim.Thread) {
+		sim.AtomicAdd(t, c, 0, 1)                 //@ctrAdd
+		out.Store(t, t.ThreadIdx.X, c.Load(t, 0)) //@ctrRead
+	})
+	wantRace(t, r, sim.GlobalSpace, "count", at(t, "ctrAdd"), at(t, "ctrRead"))
+}
+
 func TestNoRaceAtomicIncDecWrap(t *testing.T) {
 	t.Parallel()
 	dev := sim.NewDevice(sim.H100)

@@ -39,7 +39,11 @@ const (
 	blockScopeBit = 1 << 30 // the strong access's scope is its block (thread_scope_block)
 	writeBit      = 1 << 29 // in a read slot: a plain write that strong writes came after (see strongCheck)
 	volatileBit   = 1 << 28 // the strong access is a volatile load or store (for reports)
-	siteMask      = 1<<28 - 1
+	// casBit marks a compare-and-swap; in a read slot, a plain read its
+	// thread compare-and-swapped the element after (a CAS loop's guess, see
+	// guessRace).
+	casBit   = 1 << 27
+	siteMask = 1<<27 - 1
 )
 
 // hbState is a thread's happens-before knowledge.
@@ -570,6 +574,175 @@ func (t *Thread) race(m *mem, i int, kind accKind, s site, prev rec, slot bool) 
 	t.raceOp(m, i, opNames[kind], s, &a, slot)
 }
 
+// The Programming Guide's atomicAdd for double (and every CAS loop built
+// like it: atomicMax on floats, atomicMul) reads the element plainly for a
+// first guess, then compare-and-swaps until the guess holds:
+//
+//	old := x.Load(t, 0)
+//	for {
+//		assumed := old
+//		old = sim.AtomicCAS(t, x, 0, assumed, f(assumed))
+//		if old == assumed { break }
+//	}
+//
+// By PTX's letter the plain read races with the other threads' atomics;
+// the Guide documents the loop as correct, and the CAS checks the guess.
+// gpusim accepts it: a race between a plain read and an atomic on the same
+// element is held back (guessRace) and dropped at the launch's end if the
+// reading thread compare-and-swapped that element; otherwise it is
+// reported as any race. Races of plain writes with atomics, and of plain
+// reads with plain writes, are reported as always.
+
+// casKey names an element (its allocation and first byte) and a thread
+// that compare-and-swapped it, or that read it plainly.
+type casKey struct {
+	gid uint32
+	r   *mem
+	b0  int
+}
+
+// guessKey is a held-back race: the reading thread and element, and the
+// race's sites.
+type guessKey struct {
+	reader casKey
+	k      raceKey
+}
+
+// guessRace is a race of a plain read with an atomic, held back until the
+// launch ends; n counts its occurrences. It is dropped if the reading
+// thread's compare-and-swaps of the element outnumber cas, their count
+// when the race was found (the latest occurrence's): a CAS came after
+// the read.
+type guessRace struct {
+	guessKey
+	f   Finding
+	n   int
+	cas int
+}
+
+// maxGuesses bounds a worker's held-back races: past it, races are
+// reported at once (a kernel reading plainly what atomics write all over
+// a buffer is not a CAS loop).
+const maxGuesses = 4096
+
+// guessReader reports whether the current access, op, racing with prev,
+// is a plain read racing with an atomic read-modify-write or an atomic
+// racing with a plain read not yet followed by its thread's CAS, and which
+// thread read.
+func guessReader(op string, prev *access, slot bool, gid uint32) (uint32, bool) {
+	switch {
+	case op == "read" && !slot && prev.site&atomicBit != 0 && prev.site&volatileBit == 0:
+		return gid, true
+	case op == "atomic" && slot && prev.site&(atomicBit|writeBit|casBit) == 0:
+		return prev.gid, true
+	}
+	return 0, false
+}
+
+// checkedGuess reports whether prev, racing with the current atomic op,
+// is a plain read its thread compare-and-swapped the element after: the
+// CAS checked the guess (see guessRace).
+func checkedGuess(op string, prev *access, slot bool) bool {
+	return op == "atomic" && slot && prev.site&(atomicBit|writeBit) == 0 && prev.site&casBit != 0
+}
+
+// markGuesses marks the plain reads of cell c by thread g in the read
+// slots as checked by g's compare-and-swap now (casBit).
+func (t *Thread) markGuesses(r *mem, c *cell, v *hbView, g uint32) {
+	v.ctxs = t.w.ctxView // (strongCheck may have interned contexts since the view was taken)
+	var buf [2]rec
+	p := r.readSlots(c, &buf)
+	marked := false
+	for k := range p {
+		if p[k].gid != g {
+			continue
+		}
+		if a := v.decode(p[k]); a.site&(atomicBit|writeBit|casBit) == 0 {
+			p[k] = rec{g, t.w.ctxOf(a.site|casBit, uint64(a.when)|uint64(a.clock)<<32)}
+			marked = true
+		}
+	}
+	if marked {
+		r.storeReads(c, p, &buf)
+	}
+}
+
+// holdGuess holds back the race of the current access, op at site s, with
+// prev, whose reading thread is reader (see guessRace).
+//
+//go:noinline
+func (t *Thread) holdGuess(m *mem, i int, op string, s site, prev *access, slot bool, reader uint32) {
+	w, l := t.w, t.w.l
+	pop := opOf(prev, slot)
+	r, b0, _ := m.span(i)
+	k := guessKey{casKey{reader, r, b0}, raceKey{mem: m, cur: s, prev: site(prev.site & siteMask), curOp: opIndex(op), prevOp: opIndex(pop)}}
+	cas := w.casDone[k.reader]
+	if j, ok := w.guessAt[k]; ok {
+		w.guesses[j].n++
+		w.guesses[j].cas = cas
+		return
+	}
+	if w.guessAt == nil {
+		w.guessAt = map[guessKey]int{}
+	}
+	w.guessAt[k] = len(w.guesses)
+	w.guesses = append(w.guesses, guessRace{guessKey: k, n: 1, cas: cas, f: Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
+		Current:  threadAccess(t, op, s),
+		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))}})
+}
+
+// noteCAS counts t's compare-and-swap of element i of m, with detection
+// on: a race held back before or after may need it.
+func (t *Thread) noteCAS(m *mem, i int) {
+	w := t.w
+	if !w.l.detect {
+		return
+	}
+	r, b0, _ := m.span(i)
+	if w.casDone == nil {
+		w.casDone = map[casKey]int{}
+	}
+	w.casDone[casKey{t.gid, r, b0}]++
+}
+
+// gatherGuesses adds a finished worker's held-back races and CAS records
+// to the launch's (under l.mu).
+func (l *launch) gatherGuesses(w *worker) {
+	l.guesses = append(l.guesses, w.guesses...)
+	for k, n := range w.casDone {
+		if l.casDone == nil {
+			l.casDone = map[casKey]int{}
+		}
+		l.casDone[k] += n
+	}
+	w.guesses, w.guessAt, w.casDone = nil, nil, nil
+}
+
+// settleGuesses reports the held-back races whose reading thread never
+// compare-and-swapped the element (under l.mu).
+func (l *launch) settleGuesses() {
+	for _, g := range l.guesses {
+		if l.casDone[g.reader] > g.cas {
+			continue
+		}
+		if j, ok := l.races[g.k]; ok {
+			if j >= 0 {
+				l.findings.list[j].Count += g.n
+			}
+			continue
+		}
+		if l.races == nil {
+			l.races = map[raceKey]int{}
+		}
+		j := l.findings.add(g.f)
+		l.races[g.k] = j
+		if j >= 0 {
+			l.findings.list[j].Count += g.n - 1
+		}
+	}
+	l.guesses, l.casDone = nil, nil
+}
+
 // Bits of threadExtra.spanHit and spanMute: an access covering several
 // cells (a float4, a double) reports a race and an uninitialised read once,
 // on the first cell that shows it.
@@ -593,6 +766,13 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	l := t.w.l
 	if l.epoch != nil {
 		l.specFail("a finding")
+		return
+	}
+	if checkedGuess(op, prev, slot) {
+		return
+	}
+	if reader, ok := guessReader(op, prev, slot, t.gid); ok && len(t.w.guesses) < maxGuesses {
+		t.holdGuess(m, i, op, s, prev, slot, reader)
 		return
 	}
 	pop := opOf(prev, slot)

@@ -137,7 +137,13 @@
 // built from AtomicCAS, fences and AtomicExch therefore orders the accesses it
 // protects; without the fences it does not, and they race. Volatile loads
 // and stores (LoadVolatile, StoreVolatile) and AtomicRef's operations with a
-// MemoryOrder and a ThreadScope are strong like atomics. RATIONALE.md's
+// MemoryOrder and a ThreadScope are strong like atomics. A plain Load and an
+// atomic of the same element race (PTX), with one exception the Programming
+// Guide documents: a CAS loop's first guess. A plain read racing with
+// atomic read-modify-writes is not reported when the reading thread
+// compare-and-swaps the element after it (AtomicCAS or
+// AtomicRef.CompareExchange*), as the Guide's atomicAdd for double does;
+// gpusim cannot see whether the CAS uses the value read. RATIONALE.md's
 // happens-before table lists which operation orders what, at which scope,
 // by which PTX rule, and where gpusim accepts what the Programming Guide
 // documents beyond it.

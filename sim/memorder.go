@@ -114,12 +114,13 @@ func (r AtomicRef[T]) Exchange(t *Thread, v T, order MemoryOrder) T {
 // old value and whether it did. (The weak form never fails spuriously in
 // the simulator; CompareExchangeWeak is the same.)
 func (r AtomicRef[T]) CompareExchangeStrong(t *Thread, expected, desired T, order MemoryOrder) (T, bool) {
-	old := rmw(t, r.b, r.i, accAtomic, r.scope.flags(), order, func(old T) T {
+	old := rmw(t, r.b, r.i, accAtomic, r.scope.flags()|casBit, order, func(old T) T {
 		if old == expected {
 			return desired
 		}
 		return old
 	})
+	t.noteCAS(&r.b.mem, r.i)
 	return old, old == expected
 }
 
@@ -342,6 +343,9 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		p[1] = p[0]
 		p[0] = rec{aw.gid, t.w.ctxOf(aw.site|writeBit, uint64(aw.when)|uint64(aw.clock)<<32)}
 		r.storeReads(c, p, &buf)
+	}
+	if flags&casBit != 0 {
+		t.markGuesses(r, c, v, g)
 	}
 	c.w = nr
 }

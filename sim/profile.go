@@ -757,6 +757,7 @@ func (l *launch) mergeStats(w *worker) {
 	w.stats.SlowSites = w.sites.slow
 	l.stats.add(&w.stats)
 	l.flushRepeats(w)
+	l.gatherGuesses(w)
 	p := w.pw
 	if p == nil || l.prof == nil {
 		return

@@ -310,6 +310,7 @@ func (s *findingSet) add(f Finding) int {
 func (l *launch) result() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.settleGuesses()
 	return l.findings.report(l.stopped)
 }
 

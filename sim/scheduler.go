@@ -65,6 +65,11 @@ type launch struct {
 	findings findingSet
 	syncVars map[syncKey]*syncVar
 	races    map[raceKey]int // reported races, by key: their index in findings (see countRace)
+	// guesses and casDone are the workers' held-back races of plain reads
+	// with atomics and the elements threads compare-and-swapped, gathered
+	// as the workers finish (see guessRace).
+	guesses []guessRace
+	casDone map[casKey]int
 
 	// ctxs is the table of access contexts shadow records index (see
 	// shadow.go); ctxIndex finds a context's id. Made when detection is on.
@@ -206,7 +211,13 @@ type workerState struct {
 	bmore []footprint
 	fps   []footprint
 	// repeats are the races it counted last (see repeatedRace).
-	repeats    [4]repeatedRace
+	repeats [4]repeatedRace
+	// guesses are its held-back races of plain reads with atomics, indexed
+	// by guessAt; casDone counts its threads' compare-and-swaps by element
+	// (see guessRace).
+	guesses    []guessRace
+	guessAt    map[guessKey]int
+	casDone    map[casKey]int
 	repeatNext uint8
 	// batchLo and batchHi are the blocks an epoch's worker took and has
 	// not yet admitted (see admit).
