@@ -95,19 +95,17 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 // counts too, fence or not: the Programming Guide's last-block sum relies
 // on it (see hbState.barrierAcquire).
 func shareAcquired(b *block) {
-	var all *vclock
+	var u clockUnion
 	for k := range b.threads {
 		t := &b.threads[k]
 		if t.state != stBarrier {
 			continue
 		}
 		if h := &t.x.hb; h.barrierAcquire() {
-			if all == nil {
-				all = newVClock()
-			}
-			all.join(h.vc)
+			u.add(h.vc)
 		}
 	}
+	all := u.clock()
 	if all == nil {
 		return
 	}
@@ -116,7 +114,7 @@ func shareAcquired(b *block) {
 		if t.state != stBarrier {
 			continue
 		}
-		t.x.hb.ownVC().join(all) // each keeps its own: fences add to it in place
+		t.x.hb.vc = all // shared, frozen: a thread copies it before adding (ownVC)
 	}
 }
 

@@ -674,8 +674,9 @@ func orderMembers(ms []*Thread) {
 		all.join(u.x.hb.vc)
 		all.threads[u.gid] = u.x.hb.clock
 	}
+	all.frozen = true
 	for _, u := range ms {
-		u.x.hb.ownVC().join(all)
+		u.x.hb.vc = all // shared, frozen: a thread copies it before adding (ownVC)
 		u.blk.acquired = true
 	}
 }

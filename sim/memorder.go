@@ -356,6 +356,10 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 func (t *Thread) countAccess(m *mem, i int, changed bool) {
 	l := t.w.l
 	if l.detect || l.prof != nil {
+		// A strong access costs a detected thread a microsecond or so: a
+		// poller is watched every strongOps of them, not defaultBudget
+		// (a two-warp hand-off polled 4,161 times per turn).
+		t.ops = min(t.ops, strongOps)
 		if t.watch == 0 && t.ops > 1 {
 			t.ops--
 			return

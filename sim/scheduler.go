@@ -256,6 +256,7 @@ type workerState struct {
 
 const (
 	defaultBudget = 4096 // accesses between spin checks
+	strongOps     = 256  // strong accesses between spin checks, with detection or the profiler on
 	watchOps      = 64   // accesses observed by one spin check
 	rewatchOps    = 8    // accesses confirming that a resumed spinner still spins (large grids)
 	maxStuck      = 64   // rounds of spinning without progress before deadlock
