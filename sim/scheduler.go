@@ -143,9 +143,10 @@ type block struct {
 	// thread's barrier phase too: a barrier is released only when all live
 	// threads wait at it.
 	phase      uint32
-	gidBase    uint32 // gid of thread 0
-	dynamic    sharedArray
-	exitedPast int // threads that exited in the current barrier phase with a past (detection)
+	gidBase    uint32      // gid of thread 0
+	dynamic    sharedArray // the first DynamicShared declaration's memory
+	dynViews   []any       // views of dynamic under other types or names (DynamicShared)
+	exitedPast int         // threads that exited in the current barrier phase with a past (detection)
 	// barChain is where the barrier being waited at stands in each kernel
 	// function on the stack (detection): its own line, and the line that
 	// called the helper it sits in, and so on out to the kernel.
