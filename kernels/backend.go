@@ -69,28 +69,6 @@ func KernelName(fn any) string {
 	return name
 }
 
-// ParamNames are a kernel function's parameter names, from its generated
-// twin; without one, arg0, arg1, ... (Go keeps no parameter names at run
-// time).
-func ParamNames(fn any) []string {
-	v, err := kernelFunc(fn)
-	if err != nil {
-		return nil
-	}
-	if tw, err := twin.Of(fn); err == nil && len(tw.Params) == v.Type().NumIn() {
-		names := make([]string, len(tw.Params))
-		for i, p := range tw.Params {
-			names[i] = p.Name
-		}
-		return names
-	}
-	names := make([]string, v.Type().NumIn())
-	for i := range names {
-		names[i] = fmt.Sprintf("arg%d", i)
-	}
-	return names
-}
-
 // scalarArg converts a launch's scalar argument to the parameter type pt,
 // refusing a value the type cannot hold exactly. A parameter of Go type int
 // or uint is a 32-bit int or unsigned int in the kernel's CUDA signature, so
