@@ -27,8 +27,9 @@ type Mem interface {
 // Backend.Launch takes the function value itself (VecAdd, or
 // ReduceSum[float32] for an instance of a generic kernel). The simulator
 // calls it with the launch's buffers and scalars; the CUDA backend runs its
-// generated twin (package cuda/twin), whose extern "C" entry point bears the
-// function's name. Args are what the host passes, in the parameters' order:
+// generated twin (package cuda/twin), whose extern "C" entry point is named
+// after the function (twin.Twin.Entry says how; KernelName gives it). Args
+// are what the host passes, in the parameters' order:
 // a Mem for each buffer parameter and a number for each scalar, converted
 // to the parameter's type (a value that does not fit is an error).
 
@@ -50,7 +51,8 @@ var kernelType = reflect.TypeFor[sim.Kernel]()
 
 // KernelName is a kernel function's entry point: its generated twin's
 // extern "C" name where one is registered (ReduceSum[float32] is
-// ReduceSum_float32), else the Go function's name without its package.
+// ReduceSum_float32, a kernel named sin is sin_: see twin.Twin.Entry),
+// else the Go function's name without its package.
 func KernelName(fn any) string {
 	if tw, err := twin.Of(fn); err == nil {
 		return tw.Entry
@@ -67,28 +69,6 @@ func KernelName(fn any) string {
 		name = after
 	}
 	return name
-}
-
-// ParamNames are a kernel function's parameter names, from its generated
-// twin; without one, arg0, arg1, ... (Go keeps no parameter names at run
-// time).
-func ParamNames(fn any) []string {
-	v, err := kernelFunc(fn)
-	if err != nil {
-		return nil
-	}
-	if tw, err := twin.Of(fn); err == nil && len(tw.Params) == v.Type().NumIn() {
-		names := make([]string, len(tw.Params))
-		for i, p := range tw.Params {
-			names[i] = p.Name
-		}
-		return names
-	}
-	names := make([]string, v.Type().NumIn())
-	for i := range names {
-		names[i] = fmt.Sprintf("arg%d", i)
-	}
-	return names
 }
 
 // scalarArg converts a launch's scalar argument to the parameter type pt,

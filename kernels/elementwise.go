@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 
@@ -207,6 +208,12 @@ var broadcastAdd = register(&Kernel{
 		rows := cover(n, cols)
 		return Case{N: rows, Block: block, Params: []int{cols},
 			Inputs: []any{randF32s(r, rows*cols, 1, 1e30), randF32s(r, rows, 1, 1e30)}}
+	},
+	InputLens: func(c Case) ([]int, error) {
+		if len(c.Params) != 1 || c.Params[0] < 1 || c.Params[0] > math.MaxInt32 {
+			return nil, errors.New("Params are [cols], a number of columns from 1 to 2^31-1")
+		}
+		return []int{c.N * c.Params[0], c.N}, nil
 	},
 	SeedN: 10_000_000,
 })

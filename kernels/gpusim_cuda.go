@@ -555,19 +555,19 @@ template <typename T> __device__ __forceinline__ T gosim_rem(T a, T b) { if (b =
 template <typename T> __device__ __forceinline__ T gosim_udiv(T a, T b) { if (b == 0) __trap(); return a / b; }
 template <typename T> __device__ __forceinline__ T gosim_urem(T a, T b) { if (b == 0) __trap(); return a % b; }
 
-#line 168 "kernels/elementwise.go"
+#line 169 "kernels/elementwise.go"
 extern "C" __global__ void BroadcastAdd(float *arr, float *a, float *out, int rows, int cols)
 {
-#line 170 "kernels/elementwise.go"
-	long long idx = ((long long)blockIdx.x * (long long)blockDim.x) + (long long)threadIdx.x;
 #line 171 "kernels/elementwise.go"
-	if (idx < ((long long)rows * (long long)cols)) {
+	long long idx = ((long long)blockIdx.x * (long long)blockDim.x) + (long long)threadIdx.x;
 #line 172 "kernels/elementwise.go"
+	if (idx < ((long long)rows * (long long)cols)) {
+#line 173 "kernels/elementwise.go"
 		out[idx] = arr[idx] + a[gosim_div(idx, (long long)cols)];
 	}
 }
 `,
-		Pos: "kernels/elementwise.go:168",
+		Pos: "kernels/elementwise.go:169",
 	})
 	twin.Register(CarvedShared, twin.Twin{
 		Entry:  "CarvedShared",
@@ -1471,28 +1471,28 @@ extern "C" __global__ void KernelZeroInit(float *arr, int n)
 // as Go computes it on amd64 at GOAMD64=v1 or v2. Go may fuse it into an FMA on arm64
 // and at GOAMD64=v3 or v4; an explicit float32(a*b)+c never fuses.
 
-#line 104 "kernels/matmul.go"
+#line 106 "kernels/matmul.go"
 extern "C" __global__ void MatmulNaive(float *A, float *B, float *C, int M, int N, int K)
 {
-#line 106 "kernels/matmul.go"
-	long long row = ((long long)blockIdx.y * (long long)blockDim.y) + (long long)threadIdx.y;
-#line 107 "kernels/matmul.go"
-	long long col = ((long long)blockIdx.x * (long long)blockDim.x) + (long long)threadIdx.x;
 #line 108 "kernels/matmul.go"
-	if ((row < (long long)M) && (col < (long long)N)) {
+	long long row = ((long long)blockIdx.y * (long long)blockDim.y) + (long long)threadIdx.y;
 #line 109 "kernels/matmul.go"
-		float sum = 0;
+	long long col = ((long long)blockIdx.x * (long long)blockDim.x) + (long long)threadIdx.x;
 #line 110 "kernels/matmul.go"
-		for (long long kk = 0LL; kk < (long long)K; kk++) {
+	if ((row < (long long)M) && (col < (long long)N)) {
 #line 111 "kernels/matmul.go"
+		float sum = 0;
+#line 112 "kernels/matmul.go"
+		for (long long kk = 0LL; kk < (long long)K; kk++) {
+#line 113 "kernels/matmul.go"
 			sum = fmaf(A[(row * (long long)K) + kk], B[(kk * (long long)N) + col], sum);
 		}
-#line 113 "kernels/matmul.go"
+#line 115 "kernels/matmul.go"
 		C[(row * (long long)N) + col] = sum;
 	}
 }
 `,
-		Pos: "kernels/matmul.go:104",
+		Pos: "kernels/matmul.go:106",
 	})
 	twin.Register(MatmulTiled16, twin.Twin{
 		Entry:  "MatmulTiled16",
@@ -1510,58 +1510,58 @@ extern "C" __global__ void MatmulNaive(float *A, float *B, float *C, int M, int 
 // as Go computes it on amd64 at GOAMD64=v1 or v2. Go may fuse it into an FMA on arm64
 // and at GOAMD64=v3 or v4; an explicit float32(a*b)+c never fuses.
 
-#line 121 "kernels/matmul.go"
+#line 123 "kernels/matmul.go"
 extern "C" __global__ void MatmulTiled16(float *A, float *B, float *C, int M, int N, int K)
 {
-#line 123 "kernels/matmul.go"
-	__shared__ float tileA[256];
-#line 124 "kernels/matmul.go"
-	__shared__ float tileB[256];
 #line 125 "kernels/matmul.go"
+	__shared__ float tileA[256];
+#line 126 "kernels/matmul.go"
+	__shared__ float tileB[256];
+#line 127 "kernels/matmul.go"
 	long long tx = (long long)threadIdx.x;
 	long long ty = (long long)threadIdx.y;
-#line 126 "kernels/matmul.go"
-	long long row = ((long long)blockIdx.y * 16LL) + ty;
-#line 127 "kernels/matmul.go"
-	long long col = ((long long)blockIdx.x * 16LL) + tx;
 #line 128 "kernels/matmul.go"
-	float sum = 0;
+	long long row = ((long long)blockIdx.y * 16LL) + ty;
 #line 129 "kernels/matmul.go"
-	for (long long tl = 0LL; tl < ((((long long)K + 16LL) - 1LL) / 16LL); tl++) {
+	long long col = ((long long)blockIdx.x * 16LL) + tx;
 #line 130 "kernels/matmul.go"
-		if ((row < (long long)M) && (((tl * 16LL) + tx) < (long long)K)) {
+	float sum = 0;
 #line 131 "kernels/matmul.go"
+	for (long long tl = 0LL; tl < ((((long long)K + 16LL) - 1LL) / 16LL); tl++) {
+#line 132 "kernels/matmul.go"
+		if ((row < (long long)M) && (((tl * 16LL) + tx) < (long long)K)) {
+#line 133 "kernels/matmul.go"
 			tileA[(ty * 16LL) + tx] = A[((row * (long long)K) + (tl * 16LL)) + tx];
 		} else {
-#line 133 "kernels/matmul.go"
+#line 135 "kernels/matmul.go"
 			tileA[(ty * 16LL) + tx] = 0.0f;
 		}
-#line 135 "kernels/matmul.go"
+#line 137 "kernels/matmul.go"
 		if ((((tl * 16LL) + ty) < (long long)K) && (col < (long long)N)) {
-#line 136 "kernels/matmul.go"
+#line 138 "kernels/matmul.go"
 			tileB[(ty * 16LL) + tx] = B[(((tl * 16LL) + ty) * (long long)N) + col];
 		} else {
-#line 138 "kernels/matmul.go"
+#line 140 "kernels/matmul.go"
 			tileB[(ty * 16LL) + tx] = 0.0f;
 		}
-#line 140 "kernels/matmul.go"
-		__syncthreads();
-#line 141 "kernels/matmul.go"
-		for (long long kk = 0LL; kk < 16LL; kk++) {
 #line 142 "kernels/matmul.go"
+		__syncthreads();
+#line 143 "kernels/matmul.go"
+		for (long long kk = 0LL; kk < 16LL; kk++) {
+#line 144 "kernels/matmul.go"
 			sum = fmaf(tileA[(ty * 16LL) + kk], tileB[(kk * 16LL) + tx], sum);
 		}
-#line 144 "kernels/matmul.go"
+#line 146 "kernels/matmul.go"
 		__syncthreads();
 	}
-#line 146 "kernels/matmul.go"
+#line 148 "kernels/matmul.go"
 	if ((row < (long long)M) && (col < (long long)N)) {
-#line 147 "kernels/matmul.go"
+#line 149 "kernels/matmul.go"
 		C[(row * (long long)N) + col] = sum;
 	}
 }
 `,
-		Pos: "kernels/matmul.go:121",
+		Pos: "kernels/matmul.go:123",
 	})
 	twin.Register(MatmulTiled32, twin.Twin{
 		Entry:  "MatmulTiled32",
@@ -1577,43 +1577,43 @@ extern "C" __global__ void MatmulTiled16(float *A, float *B, float *C, int M, in
 // as Go computes it on amd64 at GOAMD64=v1 or v2. Go may fuse it into an FMA on arm64
 // and at GOAMD64=v3 or v4; an explicit float32(a*b)+c never fuses.
 
-#line 30 "kernels/matmul.go"
+#line 32 "kernels/matmul.go"
 extern "C" __global__ void MatmulTiled32(float *A, float *B, float *C, int N)
 {
-#line 32 "kernels/matmul.go"
-	__shared__ float sA[1024];
-#line 33 "kernels/matmul.go"
-	__shared__ float sB[1024];
 #line 34 "kernels/matmul.go"
+	__shared__ float sA[1024];
+#line 35 "kernels/matmul.go"
+	__shared__ float sB[1024];
+#line 36 "kernels/matmul.go"
 	long long tx = (long long)threadIdx.x;
 	long long ty = (long long)threadIdx.y;
-#line 35 "kernels/matmul.go"
-	long long row = ((long long)blockIdx.y * 32LL) + ty;
-#line 36 "kernels/matmul.go"
-	long long col = ((long long)blockIdx.x * 32LL) + tx;
 #line 37 "kernels/matmul.go"
-	float sum = 0;
+	long long row = ((long long)blockIdx.y * 32LL) + ty;
 #line 38 "kernels/matmul.go"
-	for (long long tl = 0LL; tl < ((long long)N / 32LL); tl++) {
+	long long col = ((long long)blockIdx.x * 32LL) + tx;
+#line 39 "kernels/matmul.go"
+	float sum = 0;
 #line 40 "kernels/matmul.go"
-		sA[(ty * 32LL) + tx] = A[((row * (long long)N) + (tl * 32LL)) + tx];
-#line 41 "kernels/matmul.go"
-		sB[(ty * 32LL) + tx] = B[(((tl * 32LL) + ty) * (long long)N) + col];
+	for (long long tl = 0LL; tl < ((long long)N / 32LL); tl++) {
 #line 42 "kernels/matmul.go"
-		__syncthreads();
+		sA[(ty * 32LL) + tx] = A[((row * (long long)N) + (tl * 32LL)) + tx];
 #line 43 "kernels/matmul.go"
-		for (long long k = 0LL; k < 32LL; k++) {
+		sB[(ty * 32LL) + tx] = B[(((tl * 32LL) + ty) * (long long)N) + col];
 #line 44 "kernels/matmul.go"
+		__syncthreads();
+#line 45 "kernels/matmul.go"
+		for (long long k = 0LL; k < 32LL; k++) {
+#line 46 "kernels/matmul.go"
 			sum = fmaf(sA[(ty * 32LL) + k], sB[(k * 32LL) + tx], sum);
 		}
-#line 46 "kernels/matmul.go"
+#line 48 "kernels/matmul.go"
 		__syncthreads();
 	}
-#line 48 "kernels/matmul.go"
+#line 50 "kernels/matmul.go"
 	C[(row * (long long)N) + col] = sum;
 }
 `,
-		Pos: "kernels/matmul.go:30",
+		Pos: "kernels/matmul.go:32",
 	})
 	twin.Register(ParallelMap, twin.Twin{
 		Entry:  "ParallelMap",
@@ -1630,30 +1630,30 @@ extern "C" __global__ void MatmulTiled32(float *A, float *B, float *C, int N)
 
 __device__ float sigmoid32(float x);
 
-#line 221 "kernels/elementwise.go"
+#line 228 "kernels/elementwise.go"
 __device__ float sigmoid32(float x)
 {
-#line 222 "kernels/elementwise.go"
+#line 229 "kernels/elementwise.go"
 	float e = (float)exp((double)(-x));
-#line 223 "kernels/elementwise.go"
+#line 230 "kernels/elementwise.go"
 	return 1.0f / (1.0f + e);
 }
 
-#line 232 "kernels/elementwise.go"
+#line 239 "kernels/elementwise.go"
 extern "C" __global__ void ParallelMap(float *input, float *output, int n)
 {
-#line 234 "kernels/elementwise.go"
+#line 241 "kernels/elementwise.go"
 	long long idx = ((long long)blockIdx.x * (long long)blockDim.x) + (long long)threadIdx.x;
-#line 235 "kernels/elementwise.go"
+#line 242 "kernels/elementwise.go"
 	if (idx < (long long)n) {
-#line 236 "kernels/elementwise.go"
+#line 243 "kernels/elementwise.go"
 		float x = input[idx];
-#line 237 "kernels/elementwise.go"
+#line 244 "kernels/elementwise.go"
 		output[idx] = sigmoid32(x);
 	}
 }
 `,
-		Pos: "kernels/elementwise.go:232",
+		Pos: "kernels/elementwise.go:239",
 	})
 	twin.Register(ParallelSearch, twin.Twin{
 		Entry:  "ParallelSearch",
@@ -3536,27 +3536,27 @@ extern "C" __global__ void TileReduce(float *in, float *out, int n)
 
 __device__ float opAdd(float a, float b);
 
-#line 95 "kernels/elementwise.go"
+#line 96 "kernels/elementwise.go"
 __device__ float opAdd(float a, float b)
 {
-#line 95 "kernels/elementwise.go"
+#line 96 "kernels/elementwise.go"
 	return a + b;
 }
 
-#line 60 "kernels/elementwise.go"
+#line 61 "kernels/elementwise.go"
 extern "C" __global__ void VecAdd(float *a, float *b, float *c, int n)
 {
-#line 62 "kernels/elementwise.go"
+#line 63 "kernels/elementwise.go"
 	{
 		long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 		if (idx < (long long)n) {
-#line 63 "kernels/elementwise.go"
+#line 64 "kernels/elementwise.go"
 			c[idx] = opAdd(a[idx], b[idx]);
 		}
 	}
 }
 `,
-		Pos: "kernels/elementwise.go:60",
+		Pos: "kernels/elementwise.go:61",
 	})
 	twin.Register(VecDiv, twin.Twin{
 		Entry:  "VecDiv",
@@ -3574,27 +3574,27 @@ extern "C" __global__ void VecAdd(float *a, float *b, float *c, int n)
 
 __device__ float opDiv(float a, float b);
 
-#line 98 "kernels/elementwise.go"
+#line 99 "kernels/elementwise.go"
 __device__ float opDiv(float a, float b)
 {
-#line 98 "kernels/elementwise.go"
+#line 99 "kernels/elementwise.go"
 	return a / (b + 1e-08f);
 }
 
-#line 87 "kernels/elementwise.go"
+#line 88 "kernels/elementwise.go"
 extern "C" __global__ void VecDiv(float *a, float *b, float *c, int n)
 {
-#line 89 "kernels/elementwise.go"
+#line 90 "kernels/elementwise.go"
 	{
 		long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 		if (idx < (long long)n) {
-#line 90 "kernels/elementwise.go"
+#line 91 "kernels/elementwise.go"
 			c[idx] = opDiv(a[idx], b[idx]);
 		}
 	}
 }
 `,
-		Pos: "kernels/elementwise.go:87",
+		Pos: "kernels/elementwise.go:88",
 	})
 	twin.Register(VecMul, twin.Twin{
 		Entry:  "VecMul",
@@ -3612,27 +3612,27 @@ extern "C" __global__ void VecDiv(float *a, float *b, float *c, int n)
 
 __device__ float opMul(float a, float b);
 
-#line 97 "kernels/elementwise.go"
+#line 98 "kernels/elementwise.go"
 __device__ float opMul(float a, float b)
 {
-#line 97 "kernels/elementwise.go"
+#line 98 "kernels/elementwise.go"
 	return a * b;
 }
 
-#line 78 "kernels/elementwise.go"
+#line 79 "kernels/elementwise.go"
 extern "C" __global__ void VecMul(float *a, float *b, float *c, int n)
 {
-#line 80 "kernels/elementwise.go"
+#line 81 "kernels/elementwise.go"
 	{
 		long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 		if (idx < (long long)n) {
-#line 81 "kernels/elementwise.go"
+#line 82 "kernels/elementwise.go"
 			c[idx] = opMul(a[idx], b[idx]);
 		}
 	}
 }
 `,
-		Pos: "kernels/elementwise.go:78",
+		Pos: "kernels/elementwise.go:79",
 	})
 	twin.Register(VecSub, twin.Twin{
 		Entry:  "VecSub",
@@ -3650,27 +3650,27 @@ extern "C" __global__ void VecMul(float *a, float *b, float *c, int n)
 
 __device__ float opSub(float a, float b);
 
-#line 96 "kernels/elementwise.go"
+#line 97 "kernels/elementwise.go"
 __device__ float opSub(float a, float b)
 {
-#line 96 "kernels/elementwise.go"
+#line 97 "kernels/elementwise.go"
 	return a - b;
 }
 
-#line 69 "kernels/elementwise.go"
+#line 70 "kernels/elementwise.go"
 extern "C" __global__ void VecSub(float *a, float *b, float *c, int n)
 {
-#line 71 "kernels/elementwise.go"
+#line 72 "kernels/elementwise.go"
 	{
 		long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 		if (idx < (long long)n) {
-#line 72 "kernels/elementwise.go"
+#line 73 "kernels/elementwise.go"
 			c[idx] = opSub(a[idx], b[idx]);
 		}
 	}
 }
 `,
-		Pos: "kernels/elementwise.go:69",
+		Pos: "kernels/elementwise.go:70",
 	})
 	twin.Register(WarpAggregatedAtomic, twin.Twin{
 		Entry:  "WarpAggregatedAtomic",

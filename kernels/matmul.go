@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"errors"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gpusim/gpusim/sim"
@@ -161,6 +163,16 @@ func runMatmulMNK(fn any, def int) func(b Backend, c Case) (Result, error) {
 	}
 }
 
+// matmulMNKLens is the input lengths of a case of M x K times K x N: A
+// (M*K) and B (K*N).
+func matmulMNKLens(c Case) ([]int, error) {
+	if len(c.Params) != 2 || c.Params[0] < 0 || c.Params[1] < 0 || c.Params[0] > math.MaxInt32 || c.Params[1] > math.MaxInt32 {
+		return nil, errors.New("Params are [M, K], two sizes from 0 to 2^31-1 (the kernel takes them as int)")
+	}
+	m, k := c.Params[0], c.Params[1]
+	return []int{m * k, k * c.N}, nil
+}
+
 // genMatmulMNK makes N = n and M, K drawn from 1..n, so that no side need
 // be a multiple of the tile.
 func genMatmulMNK(r *rand.Rand, n, block int) Case {
@@ -179,9 +191,10 @@ var matmulNaive = register(&Kernel{
 	Reference: func(c Case) Result {
 		return Result{matmulRef(f32s(c, 0), f32s(c, 1), c.Params[0], c.N, c.Params[1], 1)}
 	},
-	Generate: genMatmulMNK,
-	Blocks:   []int{8, 16, 32},
-	SeedN:    512,
+	Generate:  genMatmulMNK,
+	InputLens: matmulMNKLens,
+	Blocks:    []int{8, 16, 32},
+	SeedN:     512,
 })
 
 var matmulTiled16 = register(&Kernel{
@@ -195,7 +208,8 @@ var matmulTiled16 = register(&Kernel{
 	Reference: func(c Case) Result {
 		return Result{matmulRef(f32s(c, 0), f32s(c, 1), c.Params[0], c.N, c.Params[1], tile16)}
 	},
-	Generate: genMatmulMNK,
-	Blocks:   []int{tile16},
-	SeedN:    512,
+	Generate:  genMatmulMNK,
+	InputLens: matmulMNKLens,
+	Blocks:    []int{tile16},
+	SeedN:     512,
 })

@@ -121,9 +121,10 @@ func TestRaceAddOneNamesX(t *testing.T) {
 	}
 }
 
-// RacyCopy's twin names its parameters: test files are not translated, so
-// a test's own kernel registers them itself for the simulator to name its
-// buffers (a kernel without a twin has buffers arg0, arg1, ...).
+// RacyCopy has a twin registered by hand, as generated code registers one
+// (test files are not translated), so that these tests name its buffers by
+// the twin's parameters; a kernel without a twin is named from its source
+// (paramnames_test.go).
 func init() {
 	twin.Register(RacyCopy, twin.Twin{Entry: "RacyCopy", GoName: "kernels_test.RacyCopy",
 		Params: []twin.Param{{Name: "in", GoType: "*sim.Buffer[int32]", CType: "int *", Elem: "int32"},
@@ -186,7 +187,7 @@ func TestLaunchArgumentCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = b.Launch(RacyCopy, sim.Dim(1), sim.Dim(1), 0, in)
-	if err == nil || !strings.Contains(err.Error(), "launched with 1 arguments for parameters [in out]") {
+	if err == nil || !strings.Contains(err.Error(), "launched with 1 arguments for parameters [in, out]") {
 		t.Errorf("Launch with a missing argument: %v", err)
 	}
 }

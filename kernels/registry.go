@@ -68,6 +68,13 @@ type Kernel struct {
 	// Generate makes a random Case of about size n with block size block
 	// (0: default).
 	Generate func(r *rand.Rand, n, block int) Case
+	// InputLens, for a kernel whose Params shape its inputs (matmul's M
+	// and K), gives the length each input must have for a case's N and
+	// Params, or an error that says which Params the kernel takes. It is
+	// nil where every input's length follows from N alone, as Generate
+	// makes it. It lets a case file (gpusim run -in) set Params the
+	// generator would not choose and have its inputs checked against them.
+	InputLens func(c Case) ([]int, error)
 	// Rule is the comparison rule.
 	Rule Rule
 	// Blocks lists the legal block sizes (nil: any multiple of 32 up to 1024).

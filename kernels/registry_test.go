@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -88,6 +89,41 @@ func TestRegistryMatchesReference(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestInputLensMatchGenerate holds each InputLens to the generator: for
+// the cases Generate makes, it gives the lengths of their inputs; and it
+// refuses Params of another count.
+func TestInputLensMatchGenerate(t *testing.T) {
+	checked := 0
+	for _, k := range kernels.All() {
+		if k.InputLens == nil {
+			continue
+		}
+		checked++
+		t.Run(k.Name, func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				n := rapid.IntRange(1, 300).Draw(rt, "n")
+				seed := rapid.Uint64().Draw(rt, "seed")
+				c := k.Generate(rand.New(rand.NewPCG(seed, 1)), n, 0)
+				lens, err := k.InputLens(c)
+				if err != nil {
+					rt.Fatalf("n=%d Params %v: %v", n, c.Params, err)
+				}
+				for i, in := range c.Inputs {
+					if got := reflect.ValueOf(in).Len(); i >= len(lens) || got != lens[i] {
+						rt.Fatalf("n=%d Params %v: input %d has %d elements, InputLens says %v", n, c.Params, i, got, lens)
+					}
+				}
+				if _, err := k.InputLens(kernels.Case{N: c.N, Params: append(c.Params, 1)}); err == nil {
+					rt.Fatalf("InputLens takes Params %v, one more than the kernel's", append(c.Params, 1))
+				}
+			})
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no kernel has InputLens")
 	}
 }
 

@@ -169,7 +169,7 @@ func (s *SimBackend) launch(kernel any, grid, block sim.Dim3, sharedBytes int, c
 	name, params := KernelName(kernel), ParamNames(kernel)
 	ft := fv.Type()
 	if len(args) != ft.NumIn() {
-		return fmt.Errorf("%s: launched with %d arguments for parameters %v", name, len(args), params)
+		return fmt.Errorf("%s: launched with %d arguments for parameters [%s]", name, len(args), strings.Join(params, ", "))
 	}
 	in := make([]reflect.Value, len(args))
 	var bufs []*simMem
@@ -179,11 +179,11 @@ func (s *SimBackend) launch(kernel any, grid, block sim.Dim3, sharedBytes int, c
 		if m, ok := a.(Mem); ok {
 			sm, err := s.mem(m)
 			if err != nil {
-				return fmt.Errorf("%s: argument %s: %w", name, params[i], err)
+				return fmt.Errorf("%s: argument for %s: %w", name, params[i], err)
 			}
 			bv := reflect.ValueOf(sm.buf)
 			if bv.Type() != pt {
-				return fmt.Errorf("%s: argument %s: a %v buffer for a %v parameter", name, params[i], sm.dt, pt)
+				return fmt.Errorf("%s: argument for %s: a %v buffer for a %v parameter", name, params[i], sm.dt, pt)
 			}
 			in[i] = bv
 			if _, seen := names[sm]; !seen {
@@ -194,7 +194,7 @@ func (s *SimBackend) launch(kernel any, grid, block sim.Dim3, sharedBytes int, c
 		}
 		v, err := scalarArg(a, pt)
 		if err != nil {
-			return fmt.Errorf("%s: argument %s: %w", name, params[i], err)
+			return fmt.Errorf("%s: argument for %s: %w", name, params[i], err)
 		}
 		in[i] = v
 	}

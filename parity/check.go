@@ -208,7 +208,7 @@ func RunLaunch(b kernels.Backend, kernel any, l Launch) (kernels.Result, error) 
 		}
 		m, err := kernels.UploadSlice(b, a)
 		if err != nil {
-			return nil, fmt.Errorf("parity: argument %d: %w", i, err)
+			return nil, fmt.Errorf("parity: %s: argument for %s: %w", kernels.KernelName(kernel), kernels.ParamNames(kernel)[i], err)
 		}
 		mems = append(mems, m)
 		args[i] = m

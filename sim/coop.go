@@ -344,7 +344,7 @@ func (t *Thread) converge(s site) uint32 {
 	m.waiting |= 1 << t.lane
 	for !m.formed {
 		t.waitSite = s
-		t.state = stSpinning
+		t.state, t.waitFor = stSpinning, waitMemory
 		w.spinq = append(w.spinq, t)
 		t.suspend()
 		t.state = stRunning
@@ -658,7 +658,7 @@ func (t *Thread) groupSync(first, n int) {
 			return
 		}
 		t.waitSite = s
-		t.state = stSpinning
+		t.state, t.waitFor = stSpinning, waitTileSync
 		w.spinq = append(w.spinq, t)
 		t.suspend()
 		t.state = stRunning

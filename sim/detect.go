@@ -1278,7 +1278,7 @@ func (t *Thread) spinYield(polled bool) {
 		t.specAbort("spinning")
 	}
 	t.waitSite = w.sites.callerSite()
-	t.state = stSpinning
+	t.state, t.waitFor = stSpinning, waitMemory
 	w.spinq = append(w.spinq, t)
 	if w.l.opts.warpModel == Lockstep {
 		t.blk.warps[t.warp].spinning |= 1 << t.lane

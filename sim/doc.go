@@ -194,7 +194,9 @@
 // and threads ("blocks 0-263, threads 0-1023: spinning without progress at
 // x.go:19"): at most 24 groups of 8 ranges, the rest counted, so a report
 // stays within a few KB whatever the grid; Finding.Waiting lists the first
-// 256 threads of each group one by one.
+// 256 threads of each group one by one. A grid.sync that cannot complete is
+// reported as such: the blocks that arrived (their threads "grid.sync"),
+// and those that did not: returned, waiting elsewhere, or never started.
 //
 // # Watchdog
 //

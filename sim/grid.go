@@ -163,7 +163,7 @@ func (t *Thread) gridArrive() {
 	}
 	for gb.gen == gen {
 		t.waitSite = s
-		t.state = stSpinning
+		t.state, t.waitFor = stSpinning, waitGridSync
 		w.spinq = append(w.spinq, t)
 		t.suspend()
 		t.state = stRunning

@@ -8,6 +8,7 @@ package sim_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -103,7 +104,9 @@ func TestNoRaceGridSyncWithExitedThreads(t *testing.T) {
 }
 
 // A block whose threads all return before grid.sync never arrives: the
-// others wait for it forever, as on a GPU, and the launch reports it.
+// others wait for it forever, as on a GPU, and the report says so, with
+// every thread of the blocks that arrived in grid.sync (the leader at the
+// grid barrier, the others at the __syncthreads after it).
 func TestDeadlockGridSyncBlockExited(t *testing.T) {
 	t.Parallel()
 	dev := sim.NewDevice(sim.H100)
@@ -111,9 +114,82 @@ func TestDeadlockGridSyncBlockExited(t *testing.T) {
 		if t.BlockIdx.X == 1 {
 			return
 		}
+		sim.ThisGrid(t).Sync() //@gsExited
+	})
+	f := wantKind(t, r, sim.Deadlock)
+	for _, want := range []string{"grid.sync never completes: 2 of the grid's 3 blocks arrived (blocks 0, 2)", "; block 1 returned without arriving"} {
+		if !strings.Contains(f.Detail, want) {
+			t.Errorf("detail %q does not say %q", f.Detail, want)
+		}
+	}
+	if strings.Contains(f.Detail, "spin") {
+		t.Errorf("detail %q speaks of spinning", f.Detail)
+	}
+	if len(f.Waiting) != 64 {
+		t.Errorf("%d threads waiting, want the 64 of blocks 0 and 2:\n%v", len(f.Waiting), r)
+	}
+	for _, w := range f.Waiting {
+		if w.At != "grid.sync" || w.Site != at(t, "gsExited") || w.Block.X == 1 {
+			t.Errorf("block %v thread %v waits in %q at %s, want grid.sync at %s", w.Block, w.Thread, w.At, w.Site, at(t, "gsExited"))
+		}
+	}
+}
+
+// A block that waits for something else before its grid.sync is named as
+// not arrived, and its threads are listed where they wait.
+func TestDeadlockGridSyncBlockWaitsElsewhere(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	flag := zeroed[int32](t, dev, "flag", 1)
+	r := exec(t, dev, coop(4, 32), func(t *sim.Thread) {
+		if t.BlockIdx.X == 2 {
+			for flag.LoadVolatile(t, 0) == 0 { //@gsElsewhere
+			}
+		}
 		sim.ThisGrid(t).Sync()
 	})
-	wantKind(t, r, sim.Deadlock)
+	f := wantKind(t, r, sim.Deadlock)
+	for _, want := range []string{"3 of the grid's 4 blocks arrived (blocks 0-1, 3)", "; block 2 waits elsewhere (below)"} {
+		if !strings.Contains(f.Detail, want) {
+			t.Errorf("detail %q does not say %q", f.Detail, want)
+		}
+	}
+	spinning := 0
+	for _, w := range f.Waiting {
+		if w.Block.X == 2 && w.At == "spinning without progress" && w.Site == at(t, "gsElsewhere") {
+			spinning++
+		}
+	}
+	if spinning != 32 {
+		t.Errorf("%d threads of block 2 spinning at %s, want 32:\n%v", spinning, at(t, "gsElsewhere"), r)
+	}
+}
+
+// A tile of more than 32 threads whose member waits at __syncthreads
+// instead: the tile's sync is named as what its threads wait in.
+func TestDeadlockTileSyncMemberAtBarrier(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	r := exec(t, dev, lin(1, 128), func(t *sim.Thread) {
+		if t.ThreadIdx.X < 63 {
+			sim.TiledPartitionOf[sim.Size64](sim.ThisThreadBlock(t)).Sync() //@tileWait
+		} else {
+			t.SyncThreads()
+		}
+	})
+	f := wantKind(t, r, sim.Deadlock)
+	if f.Detail != "no thread can make progress" {
+		t.Errorf("detail %q, want no thread can make progress", f.Detail)
+	}
+	inTile := 0
+	for _, w := range f.Waiting {
+		if w.At == "tile sync (a tile of more than 32 threads)" && w.Site == at(t, "tileWait") {
+			inTile++
+		}
+	}
+	if inTile != 63 {
+		t.Errorf("%d threads in the tile's sync at %s, want 63:\n%v", inTile, at(t, "tileWait"), r)
+	}
 }
 
 func TestPanicGridSyncOutsideCooperativeLaunch(t *testing.T) {

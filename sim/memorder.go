@@ -227,7 +227,7 @@ func (t *Thread) Nanosleep(ns uint32) {
 		t.yield()
 	}
 	t.waitSite = w.sites.callerSite()
-	t.state = stSpinning
+	t.state, t.waitFor = stSpinning, waitMemory
 	w.spinq = append(w.spinq, t)
 	t.suspend()
 	t.state = stRunning

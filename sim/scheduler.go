@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -148,9 +150,10 @@ type block struct {
 	// thread's barrier phase too: a barrier is released only when all live
 	// threads wait at it.
 	phase      uint32
-	gidBase    uint32 // gid of thread 0
-	dynamic    sharedArray
-	exitedPast int // threads that exited in the current barrier phase with a past (detection)
+	gidBase    uint32      // gid of thread 0
+	dynamic    sharedArray // the first DynamicShared declaration's memory
+	dynViews   []any       // views of dynamic under other types or names (DynamicShared)
+	exitedPast int         // threads that exited in the current barrier phase with a past (detection)
 	// barChain is where the barrier being waited at stands in each kernel
 	// function on the stack (detection): its own line, and the line that
 	// called the helper it sits in, and so on out to the kernel.
@@ -861,21 +864,110 @@ func (w *worker) shutdown() {
 func (w *worker) deadlock() {
 	f := Finding{Kind: Deadlock}
 	g, spinning := w.groupLive(f.Kind)
-	if spinning {
+	stall := w.gridSyncStall()
+	switch {
+	case stall != "":
+		f.Detail = stall
+	case spinning:
 		f.Detail = "livelock: threads spin on memory that no thread will change"
-	} else {
+	default:
 		f.Detail = "no thread can make progress"
 	}
 	if w.l.opts.warpModel == Lockstep {
 		f.Detail += " (lockstep warp model)"
 	}
-	if waiting := w.l.nblocks - int(min(w.l.nextBlock.Load(), int64(w.l.nblocks))); waiting > 0 {
+	if waiting := w.l.nblocks - int(min(w.l.nextBlock.Load(), int64(w.l.nblocks))); waiting > 0 && stall == "" {
 		f.Detail += fmt.Sprintf("; %d of the grid's %d blocks never started (at most %d resident, by threads and blocks per SM)",
 			waiting, w.l.nblocks, w.l.resident)
 	}
 	g.finish(&f)
 	w.l.addFinding(f)
 	w.abort()
+}
+
+// gridSyncStall describes a grid.sync that can never complete, naming the
+// blocks that have not arrived at it and why, or returns "" if no block
+// waits at one. (A cooperative launch runs on one worker, which holds
+// every resident block.)
+func (w *worker) gridSyncStall() string {
+	l := w.l
+	if !l.opts.cooperative {
+		return ""
+	}
+	resident := map[int]bool{}
+	var arrived, elsewhere []int
+	for _, b := range w.blocks {
+		resident[b.linear] = true
+		if b.atGridSync() {
+			arrived = append(arrived, b.linear)
+		} else {
+			elsewhere = append(elsewhere, b.linear)
+		}
+	}
+	if len(arrived) == 0 {
+		return ""
+	}
+	started := int(min(l.nextBlock.Load(), int64(l.nblocks)))
+	var exited []int
+	for i := range started {
+		if !resident[i] {
+			exited = append(exited, i)
+		}
+	}
+	slices.Sort(elsewhere)
+	s := fmt.Sprintf("grid.sync never completes: %d of the grid's %d blocks arrived (%s), and a grid.sync waits for every block of the grid, as on a GPU",
+		len(arrived), l.nblocks, blockList(arrived))
+	if len(exited) > 0 {
+		s += fmt.Sprintf("; %s returned without arriving", blockList(exited))
+	}
+	if len(elsewhere) > 0 {
+		verb := "wait"
+		if len(elsewhere) == 1 {
+			verb = "waits"
+		}
+		s += fmt.Sprintf("; %s %s elsewhere (below)", blockList(elsewhere), verb)
+	}
+	if n := l.nblocks - started; n > 0 {
+		s += fmt.Sprintf("; %d never started: at most %d blocks are resident at once, and grid.sync needs the whole grid co-resident",
+			n, l.resident)
+	}
+	return s
+}
+
+// atGridSync reports whether b's threads are in grid.sync, its leader
+// waiting at the grid barrier for the other blocks.
+func (b *block) atGridSync() bool {
+	for k := range b.threads[:b.started] {
+		if t := &b.threads[k]; t.state == stSpinning && t.waitFor == waitGridSync {
+			return true
+		}
+	}
+	return false
+}
+
+// blockList is "block 3" or "blocks 0-1, 3": the linear indices ids, in
+// increasing order, as ranges (the first eight, then how many more).
+func blockList(ids []int) string {
+	var spans []Span
+	for _, id := range ids {
+		if n := len(spans); n > 0 && spans[n-1].Last == id-1 {
+			spans[n-1].Last = id
+		} else {
+			spans = append(spans, Span{id, id})
+		}
+	}
+	parts := make([]string, 0, min(len(spans), maxSpans)+1)
+	for i, sp := range spans {
+		if i == maxSpans {
+			parts = append(parts, fmt.Sprintf("... (%d blocks in all)", len(ids)))
+			break
+		}
+		parts = append(parts, sp.String())
+	}
+	if len(ids) == 1 {
+		return "block " + parts[0]
+	}
+	return "blocks " + strings.Join(parts, ", ")
 }
 
 // maxIdleSyncs is how many barrier and warp-collective arrivals in a row
@@ -932,6 +1024,7 @@ func (w *worker) budgetReport() {
 func (w *worker) groupLive(kind Kind) (g *grouper, spinning bool) {
 	g = newGrouper()
 	for _, b := range w.blocks {
+		gridSync := kind == Deadlock && w.l.opts.cooperative && b.atGridSync()
 		for k := range b.threads {
 			t := &b.threads[k]
 			if k >= b.started {
@@ -944,17 +1037,29 @@ func (w *worker) groupLive(kind Kind) (g *grouper, spinning bool) {
 				continue
 			case stBarrier:
 				at = "SyncThreads"
+				if gridSync {
+					// The __syncthreads after the leader's arrival
+					// (GridGroup.Sync).
+					at = "grid.sync"
+				}
 			case stWarp:
 				at = "warp collective"
 				if c := b.warps[t.warp].pendingOf(t.lane); c != nil {
 					at = fmt.Sprintf("%s (mask %#08x, waiting for lanes %s)", c.kind, c.mask, laneList(c.mask&^c.arrived))
 				}
 			case stSpinning, stRunnable:
-				at = "spinning without progress"
-				if kind != Deadlock {
+				switch {
+				case kind != Deadlock:
 					at = "runnable"
+					spinning = true
+				case t.state == stSpinning && t.waitFor == waitGridSync:
+					at = "grid.sync"
+				case t.state == stSpinning && t.waitFor == waitTileSync:
+					at = "tile sync (a tile of more than 32 threads)"
+				default:
+					at = "spinning without progress"
+					spinning = true
 				}
-				spinning = true
 			case stStopped:
 				at = "running"
 			case stLockstep:

@@ -9,6 +9,7 @@ import (
 type sharedArray interface {
 	reset(detect bool)
 	base() *mem
+	storage() (unsafe.Pointer, int)
 }
 
 func (b *Buffer[T]) reset(detect bool) {
@@ -24,6 +25,16 @@ func (b *Buffer[T]) reset(detect bool) {
 }
 
 func (b *Buffer[T]) base() *mem { return &b.mem }
+
+// storage is the address of the buffer's elements and their size in bytes.
+func (b *Buffer[T]) storage() (unsafe.Pointer, int) {
+	var zero T
+	data := b.elems()
+	if len(data) == 0 {
+		return nil, 0
+	}
+	return unsafe.Pointer(&data[0]), len(data) * int(unsafe.Sizeof(zero))
+}
 
 // Shared returns the block's static shared array `__shared__ T name[n]`.
 //
@@ -102,19 +113,48 @@ func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 
 // DynamicShared returns the block's dynamic shared memory (`extern
 // __shared__ T name[]`), sized by the launch's SharedBytes: its length is
-// SharedBytes / sizeof(T). Every call in a launch must use one element type.
+// SharedBytes / sizeof(T).
+//
+// Every declaration names the same bytes, as in CUDA, whatever its type
+// and name: `extern __shared__ float sf[]; extern __shared__ int si[];`
+// are DynamicShared[float32](t, "sf") and DynamicShared[int32](t, "si"),
+// two views of one memory (sf[0] and si[0] are the same four bytes). The
+// first declaration in a block makes the memory, and each other type or
+// name is a view of it, as Reinterpret makes one: accesses through any of
+// them are checked on the bytes they touch, so a store to sf[0] and a load
+// of si[0] race like any two accesses of those bytes, and a finding names
+// the element by the declaration it went through. (Where SharedBytes is
+// not a multiple of the first declaration's element size, the views cover
+// the whole elements of that type only.)
 func DynamicShared[T Storable](t *Thread, name string) *Buffer[T] {
+	if arr, ok := t.blk.dynamic.(*Buffer[T]); ok && arr.name == name {
+		return arr
+	}
+	return declareDynamic[T](t, name)
+}
+
+// declareDynamic is DynamicShared's slow path: the block's first
+// declaration, which makes its dynamic shared memory, and the views of it
+// under other types or names, made once per block.
+//
+//go:noinline
+func declareDynamic[T Storable](t *Thread, name string) *Buffer[T] {
 	b := t.blk
-	if b.dynamic != nil {
-		if arr, ok := b.dynamic.(*Buffer[T]); ok {
-			arr.name = name
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if b.dynamic == nil {
+		arr := newSharedBuffer[T](t.w.l.dev, name, t.w.l.dynSh/size, t.w.l.detect, true)
+		b.dynamic = arr
+		return arr
+	}
+	for _, v := range b.dynViews {
+		if arr, ok := v.(*Buffer[T]); ok && arr.name == name {
 			return arr
 		}
-		t.sharedError(fmt.Sprintf("dynamic shared memory viewed as %T here but as another type elsewhere", *new(T)))
 	}
-	var zero T
-	arr := newSharedBuffer[T](t.w.l.dev, name, t.w.l.dynSh/int(unsafe.Sizeof(zero)), t.w.l.detect, true)
-	b.dynamic = arr
+	p, bytes := b.dynamic.storage()
+	arr := newView[T](b.dynamic.base(), 0, p, bytes/size, name)
+	b.dynViews = append(b.dynViews, arr)
 	return arr
 }
 

@@ -6,6 +6,7 @@ package sim_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -359,6 +360,64 @@ func TestDynSharedOverLimitRefused(t *testing.T) {
 	if !errors.As(err, &le) || ran {
 		t.Fatalf("err = %v (ran %v), want a LaunchError before anything runs", err, ran)
 	}
+}
+
+// Two extern __shared__ declarations of different types (`extern
+// __shared__ float sf[]; extern __shared__ int si[];`) name the same
+// bytes: what a thread stores through sf another reads through si, after a
+// barrier, and a third view under a new name of the first type aliases
+// them too. Two blocks run on the block's memory in turn.
+func TestNoRaceDynamicSharedTwoTypes(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	bits := zeroed[uint32](t, dev, "bits", 64)
+	sums := zeroed[float32](t, dev, "sums", 64)
+	cfg := sim.Config{Grid: sim.Dim(2), Block: sim.Dim(32), SharedBytes: 64 * 4}
+	wantClean(t, exec(t, dev, cfg, func(t *sim.Thread) {
+		sf := sim.DynamicShared[float32](t, "sf")
+		si := sim.DynamicShared[int32](t, "si")
+		tail := sim.DynamicShared[float32](t, "tail")
+		tid, g := t.ThreadIdx.X, t.GlobalX()
+		sf.Store(t, tid, float32(g)+0.5)
+		si.Store(t, 32+tid, int32(g))
+		t.SyncThreads()
+		bits.Store(t, g, uint32(si.Load(t, 31-tid)))
+		sums.Store(t, g, sf.Load(t, 31-tid)+float32(si.Load(t, 63-tid))+tail.Load(t, tid))
+	}))
+	gotBits, gotSums := bits.ToHost(), sums.ToHost()
+	for g := range 64 {
+		blk, tid := g/32, g%32
+		mirror := float32(blk*32+31-tid) + 0.5
+		if want := math.Float32bits(mirror); gotBits[g] != want {
+			t.Fatalf("bits[%d] = %#x, want %#x: si[%d] is not the bytes of sf[%d]", g, gotBits[g], want, 31-tid, 31-tid)
+		}
+		if want := mirror + float32(blk*32+31-tid) + float32(g) + 0.5; gotSums[g] != want {
+			t.Fatalf("sums[%d] = %v, want %v", g, gotSums[g], want)
+		}
+	}
+}
+
+// The two views of TestNoRaceDynamicSharedTwoTypes without the barrier: a
+// thread's store through sf and its neighbour's load of the same bytes
+// through si race, and the finding names each access by its own view.
+func TestRaceDynamicSharedTwoTypes(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 32)
+	cfg := sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), SharedBytes: 32 * 4}
+	r := exec(t, dev, cfg, func(t *sim.Thread) {
+		sf := sim.DynamicShared[float32](t, "sf")
+		si := sim.DynamicShared[int32](t, "si")
+		tid := t.ThreadIdx.X
+		sf.Store(t, tid, float32(tid))            //@dynTwoW
+		out.Store(t, tid, si.Load(t, (tid+1)%32)) //@dynTwoR
+	})
+	for _, want := range []struct{ view, current string }{{"sf", at(t, "dynTwoW")}, {"si", at(t, "dynTwoR")}} {
+		if f := wantRace(t, r, sim.SharedSpace, want.view, at(t, "dynTwoW"), at(t, "dynTwoR")); f.Current.Site != want.current {
+			t.Errorf("the race on %q is at %s, want the access through %s at %s:\n%v", want.view, f.Current.Site, want.view, want.current, f)
+		}
+	}
+	onlyKinds(t, r, sim.DataRace, sim.UninitializedRead)
 }
 
 // Static arrays and the dynamic array are distinct memories: a race on one

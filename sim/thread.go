@@ -32,6 +32,17 @@ const (
 	stDone
 )
 
+// waitKind is what a stSpinning thread waits for, for deadlock reports:
+// memory to change, or one of the syncs whose waiters are parked as
+// spinners so that the scheduler keeps running (and admitting) the others.
+type waitKind uint8
+
+const (
+	waitMemory   waitKind = iota // a poll, Nanosleep, ActiveMask's convergence
+	waitGridSync                 // its block's arrival at grid.sync (GridGroup.Sync)
+	waitTileSync                 // the sync of a tile of more than 32 threads
+)
+
 // Thread is one simulated CUDA thread, passed to the kernel. Its exported
 // fields are CUDA's built-in variables; read them, never write them.
 // A Thread is only valid inside the kernel call it was passed to.
@@ -46,6 +57,8 @@ type Thread struct {
 	lane  int
 	warp  int
 	state threadState
+	// waitFor is what the thread waits for while stSpinning.
+	waitFor waitKind
 
 	budget int // accesses left before the slow path runs
 	ops    int // accesses left before the next spin check

@@ -99,21 +99,28 @@ func Reinterpret[U, T Storable](b *Buffer[T]) *Buffer[U] {
 // viewOf makes the view of n elements of U starting off elements of T into b.
 func viewOf[U, T Storable](b *Buffer[T], off, n int) *Buffer[U] {
 	var t T
-	var u U
-	tsize, usize := int(unsafe.Sizeof(t)), int(unsafe.Sizeof(u))
+	tsize := int(unsafe.Sizeof(t))
 	root, byteOff := &b.mem, off*tsize
 	if b.vroot != nil {
 		root, byteOff = b.vroot, b.vbyte+byteOff
 	}
-	v := &Buffer[U]{}
-	v.mem = mem{name: b.name, id: root.id, space: root.space, elemSize: usize, n: n, dev: root.dev,
-		freed: root.freed, vroot: root, vbyte: byteOff, unit: root.unit}
-	var data []U
+	var p unsafe.Pointer
 	if n > 0 {
-		p := unsafe.Add(unsafe.Pointer(&b.elems()[0]), off*tsize)
+		p = unsafe.Add(unsafe.Pointer(&b.elems()[0]), off*tsize)
+	}
+	return newView[U](root, byteOff, p, n, b.name)
+}
+
+// newView makes the view named name of n elements of U at p, byteOff
+// bytes into the allocation root.
+func newView[U Storable](root *mem, byteOff int, p unsafe.Pointer, n int, name string) *Buffer[U] {
+	var u U
+	v := &Buffer[U]{}
+	v.mem = mem{name: name, id: root.id, space: root.space, elemSize: int(unsafe.Sizeof(u)), n: n, dev: root.dev,
+		freed: root.freed, vroot: root, vbyte: byteOff, unit: root.unit}
+	data := []U{}
+	if n > 0 {
 		data = unsafe.Slice((*U)(p), n)
-	} else {
-		data = []U{}
 	}
 	if byteOff%Align[U]() != 0 {
 		v.vdata = data

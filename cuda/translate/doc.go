@@ -179,7 +179,11 @@
 // must be declared at the top level of a function body: in the simulator
 // each execution of sim.Shared declares a new array, in CUDA there is one
 // per function, so a declaration in a loop or branch, or a helper that
-// declares one and is called from two places, is refused. Buffer accesses
+// declares one and is called from two places, is refused. Every
+// sim.DynamicShared declaration, of any type, is a pointer to the base of
+// the one dynamic shared memory, as every extern __shared__ array is in
+// CUDA: a float view and an int view of it alias, in the simulator too.
+// Buffer accesses
 // are not bounds-checked on the GPU (the length is not passed): an
 // out-of-range index is a finding in the simulator and undefined on the
 // device, where compute-sanitizer reports it. t.ActiveMask is the lanes not

@@ -28,7 +28,10 @@ import (
 
 // Param is one parameter of a twin's __global__ function.
 type Param struct {
-	Name   string // the Go parameter's name, also the CUDA one
+	// Name is the Go parameter's name (p<i> for a blank or unnamed i-th
+	// parameter). The CUDA parameter is named after it, but renamed as
+	// every identifier is where C or CUDA has the name (see Twin.Entry).
+	Name   string
 	GoType string // the Go type, e.g. "*sim.Buffer[float32]", "int"
 	// CType is the CUDA type: "float *" for a buffer, a scalar's C type
 	// ("int" for Go's int, which kernels receive as 32 bits; "float",
@@ -44,9 +47,15 @@ func (p Param) Buffer() bool { return p.Elem != "" }
 
 // Twin is the CUDA C of one kernel entry point.
 type Twin struct {
-	// Entry is the extern "C" __global__ function's name: the Go function's
-	// name, with the type arguments appended for an instance of a generic
-	// kernel (ReduceSum[float32] is ReduceSum_float32).
+	// Entry is the extern "C" __global__ function's name, which the
+	// translator makes from the Go function's as it makes every C name:
+	// the Go name, with the type arguments appended for an instance of a
+	// generic kernel (ReduceSum[float32] is ReduceSum_float32), an
+	// underscore appended where C, C++ or CUDA's headers already use the
+	// name (a kernel named sin is sin_), letters outside ASCII written as
+	// their code points (σ is u03c3), and _1, _2, ... appended where
+	// another name at the file scope of Source has it. Find a kernel's
+	// twin with Of, never by spelling its Go name.
 	Entry string
 	// GoName is the Go function, e.g. "kernels.ReduceSum[float32]".
 	GoName string

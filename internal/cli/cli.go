@@ -6,9 +6,10 @@
 // in every subcommand that runs kernels (run, race, sweep, trace; for sweep
 // -gpu also a GPU result that differs from the simulator's, or a driver
 // that failed on the GPU); 2 bad usage or input (unknown kernel, illegal
-// launch shape, unreadable or invalid -in case file, -gpu in a binary built
-// without the cuda tag or where the GPU cannot be opened). Messages start
-// with the subcommand: "gpusim run: ...".
+// launch shape, unreadable or invalid -in case file, a problem size whose
+// inputs would not fit the simulated device's or this process's memory,
+// -gpu in a binary built without the cuda tag or where the GPU cannot be
+// opened). Messages start with the subcommand: "gpusim run: ...".
 //
 // The detectors run by default (-race=false turns them off), as for a
 // launch through package sim.
@@ -33,6 +34,18 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// inputError is bad input that no block size cures (an unreadable or
+// invalid case file, a problem size too large to hold): a usage error,
+// which a sweep reports once and stops at, instead of as every block
+// size's row.
+type inputError struct{ usageError }
+
+func (e *inputError) Unwrap() error { return &e.usageError }
+
+func inputf(format string, args ...any) error {
+	return &inputError{usageError{fmt.Sprintf(format, args...)}}
+}
 
 // exitError carries a non-zero status whose output is already written.
 type exitError struct{ code int }

@@ -21,7 +21,7 @@ const generatedGoFile = "gpusim_cuda.go"
 // carries the twins into test binaries.
 func cmdCUDA(e *env, args []string) error {
 	fs := e.newFlags("cuda")
-	outDir := fs.String("o", "", "translate the package PKG and write one <Entry>.cu per kernel into this directory")
+	outDir := fs.String("o", "", "translate the package PKG and write one .cu per kernel into this directory, named after its entry point (the Go name, renamed where CUDA has it: a kernel sin is sin_.cu)")
 	goFile := fs.Bool("go", false, "translate the package in directory PKG and write its "+generatedGoFile+" there, as go generate does")
 	pos, err := e.parse(fs, args)
 	if err != nil {

@@ -103,7 +103,8 @@ func cmdSweep(e *env, args []string) error {
 		o, err := e.execute(k, f)
 		if err != nil {
 			var ue *usageError
-			if errors.As(err, &ue) {
+			var ie *inputError
+			if errors.As(err, &ue) && !errors.As(err, &ie) {
 				rows = append(rows, row{Block: b, Status: "illegal", Error: ue.msg})
 				continue
 			}

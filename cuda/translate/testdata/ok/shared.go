@@ -65,3 +65,20 @@ func Barriers(a *sim.Buffer[int32]) sim.Kernel {
 		}
 	}
 }
+
+// DynamicTwoTypes declares the dynamic shared memory twice, as float and
+// as int (extern __shared__ float sf[]; extern __shared__ int si[];): both
+// start at its base, so si[i] reads the bits of the float stored at sf[i].
+func DynamicTwoTypes(bits *sim.Buffer[int32], sums *sim.Buffer[float32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		sf := sim.DynamicShared[float32](t, "sf")
+		si := sim.DynamicShared[int32](t, "si")
+		tid := t.ThreadIdx.X
+		n := t.BlockDim.X
+		sf.Store(t, tid, float32(tid)+0.5)
+		si.Store(t, n+tid, int32(tid))
+		t.SyncThreads()
+		bits.Store(t, t.GlobalX(), si.Load(t, n-1-tid))
+		sums.Store(t, t.GlobalX(), sf.Load(t, n-1-tid)+float32(si.Load(t, 2*n-1-tid)))
+	}
+}
