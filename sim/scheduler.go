@@ -129,20 +129,23 @@ const maxIdle = 2048
 type block struct {
 	// The padding at both ends keeps another worker's block, perhaps
 	// allocated next to this one, off the cache lines its threads write.
-	_        [64]byte
-	idx      Dim3
-	linear   int
-	threads  []Thread
-	extra    []threadExtra
-	warps    []warp
-	started  int // threads started so far
-	live     int // threads started or not, not exited
-	bar      barrierState
-	static   []sharedArray
-	staticB  int
-	declared int // static arrays declared in this block so far
-	budget   int // initial access budget of its threads
-	opsStart int // accesses its threads run before their first spin check
+	_       [64]byte
+	idx     Dim3
+	linear  int
+	threads []Thread
+	extra   []threadExtra
+	warps   []warp
+	started int // threads started so far
+	live    int // threads started or not, not exited
+	bar     barrierState
+	static  []sharedArray
+	// staticSite is where each static array is declared (its Shared
+	// call's line): one array per declaration, as CUDA has.
+	staticSite []site
+	staticB    int
+	declared   int // static arrays declared in this block so far
+	budget     int // initial access budget of its threads
+	opsStart   int // accesses its threads run before their first spin check
 	// acquired is set once a thread of the block has acquired knowledge
 	// through atomics and a fence: until then barriers have none to share.
 	acquired bool

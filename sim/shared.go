@@ -40,37 +40,52 @@ func (b *Buffer[T]) storage() (unsafe.Pointer, int) {
 //
 // Every thread of a block that calls Shared gets the same array; a new block
 // gets a fresh one, zero-filled but uninitialised for the detector (reading
-// it before a write is reported). Threads must declare their shared arrays
-// in the same order, as CUDA's static declarations guarantee: the k-th call
-// in each thread names the block's k-th array. Call it at the top of the
-// kernel, unconditionally, like a __shared__ declaration; a call whose name,
-// type or length differs from the other threads' k-th call is reported.
+// it before a write is reported). A call site is a declaration, as a
+// __shared__ declaration is in CUDA: one array per block for each source
+// line that calls Shared (and each name, element type and length there),
+// however often it runs. A helper declaring its array and called in a loop
+// or from several places gets the same array each time, as CUDA's one
+// static variable per function; threads may reach declarations in any
+// order, or not at all.
 func Shared[T Storable](t *Thread, name string, n int) *Buffer[T] {
+	return sharedAt[T](t, name, n)
+}
+
+// sharedAt is Shared for Shared, Shared2D and SharedVar: the declaration is
+// the kernel line above the sim frames. Its fast path is the thread's
+// declarations in the order of the thread that made them.
+//
+//go:noinline
+func sharedAt[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	b := t.blk
-	k := t.shDecl
-	if k < b.declared {
-		// The array another thread of the block declared already.
+	s := t.w.sites.callerSkip(0, 3).site
+	if k := t.shDecl; k < b.declared && b.staticSite[k] == s {
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
 			t.shDecl++
 			return arr
 		}
 	}
-	return declareShared[T](t, name, n)
+	return declareShared[T](t, name, n, s)
 }
 
-// declareShared is Shared's slow path: the first declaration of an array in
-// a block, and mismatched declarations, whose error reports would otherwise
-// swell the frame of every Shared call.
+// declareShared is sharedAt's slow path: a declaration reached out of the
+// first thread's order, or its first time in the block, whose limit checks
+// would otherwise swell sharedAt's frame.
 //
 //go:noinline
-func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
+func declareShared[T Storable](t *Thread, name string, n int, s site) *Buffer[T] {
 	b := t.blk
-	k := t.shDecl
-	t.shDecl++
-	if k < b.declared {
-		t.sharedError(fmt.Sprintf("shared declaration #%d is %q [%d]%T here but %q [%d] in the thread that declared it first",
-			k+1, name, n, *new(T), b.static[k].base().name, b.static[k].base().n))
+	for j := 0; j < b.declared; j++ {
+		if b.staticSite[j] != s {
+			continue
+		}
+		if arr, ok := b.static[j].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
+			t.shDecl = j + 1
+			return arr
+		}
 	}
+	k := b.declared
+	t.shDecl = k + 1
 	// First declaration of array k in this block: reuse the array of an
 	// earlier block when it has the same shape.
 	var zero T
@@ -99,6 +114,7 @@ func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	b.declared++
 	b.staticB += n * size
 	if k < len(b.static) {
+		b.staticSite[k] = s
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
 			return arr
 		}
@@ -108,6 +124,7 @@ func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	}
 	arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect, false)
 	b.static = append(b.static, arr)
+	b.staticSite = append(b.staticSite, s)
 	return arr
 }
 
@@ -182,12 +199,12 @@ func Shared2D[T Storable](t *Thread, name string, rows, cols int) *Buffer[T] {
 	if rows < 0 || cols < 0 || cols > 0 && rows > t.w.l.spec.SharedPerBlock/cols {
 		t.sharedError(fmt.Sprintf("shared array %q [%d][%d] has a negative dimension or exceeds the per-block limit", name, rows, cols))
 	}
-	return Shared[T](t, name, rows*cols)
+	return sharedAt[T](t, name, rows*cols)
 }
 
 // SharedVar returns the block's scalar shared variable `__shared__ T name;`
 // as an array of one element: Load(t, 0) reads it, Store(t, 0, v) writes
 // it. It is declared like Shared.
 func SharedVar[T Storable](t *Thread, name string) *Buffer[T] {
-	return Shared[T](t, name, 1)
+	return sharedAt[T](t, name, 1)
 }

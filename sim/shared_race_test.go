@@ -6,7 +6,9 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -482,4 +484,107 @@ func TestNoRaceSharedReusedByManyBlocks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rowSum is CUDA's blockReduceSum: a helper with its own static shared
+// array, one per function in CUDA however often it is called.
+func rowSum(t *sim.Thread, v float32) float32 {
+	part := sim.Shared[float32](t, "part", 33)
+	lane, w := t.LaneID(), t.WarpID()
+	for o := 16; o > 0; o /= 2 {
+		v += sim.ShflDownSync(t, sim.FullMask, v, o)
+	}
+	if lane == 0 {
+		part.Store(t, w, v)
+	}
+	t.SyncThreads()
+	v = 0
+	if t.ThreadIdx.X < t.BlockDim.X/32 {
+		v = part.Load(t, lane)
+	}
+	if w == 0 {
+		for o := 16; o > 0; o /= 2 {
+			v += sim.ShflDownSync(t, sim.FullMask, v, o)
+		}
+	}
+	t.SyncThreads()
+	return v
+}
+
+// A persistent kernel calls the helper twice per row over 800 rows: one
+// 132-byte array, as on the GPU, where one array per call overflowed the
+// 48 KiB static limit after 372 calls.
+func TestNoRaceSharedHelperCalledInLoop(t *testing.T) {
+	t.Parallel()
+	const rows, cols = 800, 64
+	dev := sim.NewDevice(sim.H100)
+	hx := make([]float32, rows*cols)
+	for i := range hx {
+		hx[i] = float32(i%cols) + float32(i/cols%3)
+	}
+	x := host(t, dev, "x", hx)
+	sum := zeroed[float32](t, dev, "sum", rows)
+	sq := zeroed[float32](t, dev, "sq", rows)
+	var static atomic.Int64
+	p, err := dev.LaunchProfile(sim.Config{Grid: sim.Dim(4), Block: sim.Dim(64)}, func(t *sim.Thread) {
+		for r := t.BlockIdx.X; r < rows; r += t.GridDim.X {
+			v := x.Load(t, r*cols+t.ThreadIdx.X)
+			s := rowSum(t, v)
+			q := rowSum(t, v*v)
+			if t.ThreadIdx.X == 0 {
+				sum.Store(t, r, s)
+				sq.Store(t, r, q)
+			}
+		}
+	})
+	sim.ExpectByName(t, err)
+	if p != nil {
+		static.Store(int64(p.SharedStatic))
+	}
+	for r, got := range sum.ToHost() {
+		var want, wantSq float32
+		for c := 0; c < cols; c++ {
+			want += hx[r*cols+c]
+			wantSq += hx[r*cols+c] * hx[r*cols+c]
+		}
+		if got != want || sq.ToHost()[r] != wantSq {
+			t.Fatalf("row %d: sum %v, squares %v; want %v, %v", r, got, sq.ToHost()[r], want, wantSq)
+		}
+	}
+	if got := static.Load(); got != 33*4 {
+		t.Errorf("static shared memory %d bytes, want %d (one array)", got, 33*4)
+	}
+}
+
+// Two declaration sites are two arrays, even with one name; a generic
+// helper instantiated with two element types declares one array per type.
+func TestNoRaceSharedDeclarationSites(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 4)
+	wantClean(t, exec(t, dev, lin(1, 32), func(t *sim.Thread) {
+		a := sim.Shared[int32](t, "s", 32)
+		b := sim.Shared[int32](t, "s", 32)
+		f := sharedOf[float32](t)
+		i := sharedOf[int32](t)
+		tid := t.ThreadIdx.X
+		a.Store(t, tid, 1)
+		b.Store(t, tid, 2)
+		f.Store(t, tid, 3)
+		i.Store(t, tid, 4)
+		t.SyncThreads()
+		if tid == 0 {
+			out.Store(t, 0, a.Load(t, 31))
+			out.Store(t, 1, b.Load(t, 31))
+			out.Store(t, 2, int32(f.Load(t, 31)))
+			out.Store(t, 3, i.Load(t, 31))
+		}
+	}))
+	if got := fmt.Sprint(out.ToHost()); got != "[1 2 3 4]" {
+		t.Fatalf("out = %s, want [1 2 3 4]: declarations shared an array", got)
+	}
+}
+
+func sharedOf[T int32 | float32](t *sim.Thread) *sim.Buffer[T] {
+	return sim.Shared[T](t, "g", 32)
 }

@@ -378,7 +378,7 @@ func (f *fn) helperCall(c *ast.CallExpr, g *types.Func) string {
 		}
 	}
 	h := f.tr.helperFor(g, targs)
-	f.callHelper(h, c.Pos())
+	f.callHelper(h)
 	sig, _ := f.typeOf(c.Fun).(*types.Signature)
 	if sig == nil {
 		f.errorf(c.Pos(), "this call is not translated")

@@ -19,7 +19,6 @@ type fn struct {
 	out    strings.Builder
 	depth  int  // indentation
 	nest   int  // blocks entered below the function body
-	loops  int  // loops entered
 	inBody bool // past the kernel's prelude statements
 
 	threads  map[types.Object]bool   // the *sim.Thread variables
@@ -44,7 +43,6 @@ type fn struct {
 	needs      map[string]bool
 	calls      []*helper
 	callSeen   map[*helper]bool
-	sites      []sharedSite
 	consts     map[*constDecl]bool // the constants it reads
 	declShared bool
 	failed     bool
@@ -202,22 +200,12 @@ func (f *fn) collectAssigned(body ast.Node) {
 }
 
 // callHelper records a call of h from this function.
-func (f *fn) callHelper(h *helper, pos token.Pos) {
+func (f *fn) callHelper(h *helper) {
 	if !f.callSeen[h] {
 		f.callSeen[h] = true
 		f.calls = append(f.calls, h)
 	}
-	if f.tr.declaresShared(h) {
-		if f.loops > 0 {
-			f.errorf(pos, "%s declares a shared array and is called in a loop: CUDA has one such array per function, the simulator one per call; call it before the loop", h.decl.Name.Name)
-		}
-		f.sites = append(f.sites, sharedSite{callee: h, pos: pos})
-	}
 }
-
-// declaresShared reports whether h, or a function it calls, declares a
-// static shared array.
-func (tr *translator) declaresShared(h *helper) bool { return tr.sharedFn[h.fn] }
 
 // mentionsBad reports whether e uses a variable already refused, so that its
 // uses add no second diagnostic.

@@ -709,9 +709,7 @@ func indent(s string) string {
 // written the loop header and writes the closing brace.
 func (f *fn) loopBody(tg *target, list []ast.Stmt, post func()) {
 	f.targets = append(f.targets, tg)
-	f.loops++
 	text := f.capture(func() { f.body(list) })
-	f.loops--
 	f.targets = f.targets[:len(f.targets)-1]
 	if tg.usedCont {
 		// The body goes in a block of its own so that the jump to the label

@@ -60,7 +60,6 @@ type translator struct {
 	entries   map[instKey]string
 	fnNames   map[*types.Func]string // C names of the non-generic functions kernels call
 	effects   map[*types.Func]bool
-	sharedFn  map[*types.Func]bool // declares a static shared array, maybe through a callee
 	helpers   map[instKey]*helper
 	consts    map[*types.Var]*constDecl // the package's sim.Constant variables
 
@@ -94,17 +93,10 @@ type helper struct {
 	res    string // result struct, for more than one result
 	needs  map[string]bool
 	calls  []*helper
-	sites  []sharedSite        // calls of helpers that declare shared arrays
 	consts map[*constDecl]bool // the constants it reads
 	shared bool                // declares a static shared array itself
 	failed bool
 	state  int // 0 new, 1 translating, 2 done
-}
-
-// sharedSite is a call of a helper that declares static shared memory.
-type sharedSite struct {
-	callee *helper
-	pos    token.Pos
 }
 
 // Translate translates every kernel of one type-checked package. files are
@@ -474,10 +466,6 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 	for cd := range f.consts {
 		consts[cd] = true
 	}
-	sharedCalls := map[*helper][]token.Pos{}
-	for _, s := range f.sites {
-		sharedCalls[s.callee] = append(sharedCalls[s.callee], s.pos)
-	}
 	for _, h := range order {
 		failed = failed || h.failed
 		for n := range h.needs {
@@ -485,15 +473,6 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 		}
 		for cd := range h.consts {
 			consts[cd] = true
-		}
-		for _, s := range h.sites {
-			sharedCalls[s.callee] = append(sharedCalls[s.callee], s.pos)
-		}
-	}
-	for h, sites := range sharedCalls {
-		if len(sites) > 1 {
-			tr.errorf(sites[1], "%s declares a shared array and is called from %d places in kernel %s: CUDA has one such array per function, the simulator one per call; call it once, or declare the array in the kernel and pass it", h.decl.Name.Name, len(sites), entry)
-			failed = true
 		}
 	}
 	if failed {
@@ -769,7 +748,6 @@ func (tr *translator) translateHelper(h *helper) {
 	h.text = fmt.Sprintf("#line %d %q\n%s\n{\n%s}\n", pos.Line, shortFile(pos.Filename), h.proto, f.out.String())
 	h.needs = f.needs
 	h.calls = f.calls
-	h.sites = f.sites
 	h.consts = f.consts
 	h.failed = f.failed
 	h.shared = f.declShared
@@ -801,16 +779,12 @@ func terminates(b *ast.BlockStmt) bool {
 // calls in one expression where one has effects are refused.
 func (tr *translator) computeEffects() {
 	tr.effects = map[*types.Func]bool{}
-	tr.sharedFn = map[*types.Func]bool{}
 	callees := map[*types.Func][]*types.Func{}
 	for obj, fd := range tr.decls {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
-			}
-			if g := tr.calleeFunc(call); g != nil && tr.isSim(g) && (g.Name() == "Shared" || g.Name() == "Shared2D" || g.Name() == "SharedVar") {
-				tr.sharedFn[obj] = true
 			}
 			switch tr.callClass(call) {
 			case classEffect:
@@ -829,10 +803,6 @@ func (tr *translator) computeEffects() {
 			for _, g := range cs {
 				if tr.effects[g] && !tr.effects[f] {
 					tr.effects[f] = true
-					changed = true
-				}
-				if tr.sharedFn[g] && !tr.sharedFn[f] {
-					tr.sharedFn[f] = true
 					changed = true
 				}
 			}

@@ -82,3 +82,53 @@ func DynamicTwoTypes(bits *sim.Buffer[int32], sums *sim.Buffer[float32]) sim.Ker
 		sums.Store(t, t.GlobalX(), sf.Load(t, n-1-tid)+float32(si.Load(t, 2*n-1-tid)))
 	}
 }
+
+// blockReduceSum is a block-wide sum through the helper's own static shared
+// array, as CUDA's blockReduceSum: one array per function, whatever calls
+// it, in CUDA and in the simulator.
+func blockReduceSum(t *sim.Thread, v float32) float32 {
+	part := sim.Shared[float32](t, "part", 32)
+	lane, w := t.ThreadIdx.X%32, t.ThreadIdx.X/32
+	for o := 16; o > 0; o /= 2 {
+		v += sim.ShflDownSync(t, sim.FullMask, v, o)
+	}
+	if lane == 0 {
+		part.Store(t, w, v)
+	}
+	t.SyncThreads()
+	v = 0
+	if t.ThreadIdx.X < t.BlockDim.X/32 {
+		v = part.Load(t, lane)
+	}
+	if w == 0 {
+		for o := 16; o > 0; o /= 2 {
+			v += sim.ShflDownSync(t, sim.FullMask, v, o)
+		}
+	}
+	t.SyncThreads()
+	return v
+}
+
+// RowStats calls blockReduceSum twice per row (a layer norm's mean, then its
+// variance) in a loop over rows: the helper's array is one array.
+func RowStats(x, mean, vari *sim.Buffer[float32], rows, cols int) sim.Kernel {
+	return func(t *sim.Thread) {
+		for r := t.BlockIdx.X; r < rows; r += t.GridDim.X {
+			var s float32
+			for c := t.ThreadIdx.X; c < cols; c += t.BlockDim.X {
+				s += x.Load(t, r*cols+c)
+			}
+			m := blockReduceSum(t, s) / float32(cols)
+			var q float32
+			for c := t.ThreadIdx.X; c < cols; c += t.BlockDim.X {
+				d := x.Load(t, r*cols+c) - m
+				q += d * d
+			}
+			v := blockReduceSum(t, q) / float32(cols)
+			if t.ThreadIdx.X == 0 {
+				mean.Store(t, r, m)
+				vari.Store(t, r, v)
+			}
+		}
+	}
+}
