@@ -46,6 +46,7 @@ type fn struct {
 	callSeen   map[*helper]bool
 	sites      []sharedSite
 	consts     map[*constDecl]bool // the constants it reads
+	gridSync   bool                // calls grid.sync(): its kernel needs a cooperative launch
 	declShared bool
 	failed     bool
 	nerr       int // refusals so far, repeated ones included

@@ -97,6 +97,7 @@ type helper struct {
 	sites  []sharedSite        // calls of helpers that declare shared arrays
 	consts map[*constDecl]bool // the constants it reads
 	shared bool                // declares a static shared array itself
+	grid   bool                // calls grid.sync() itself
 	failed bool
 	state  int // 0 new, 1 translating, 2 done
 }
@@ -470,6 +471,7 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 	}
 	failed := f.failed
 	needs := f.needs
+	gridSync := f.gridSync
 	consts := map[*constDecl]bool{}
 	for cd := range f.consts {
 		consts[cd] = true
@@ -480,6 +482,7 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 	}
 	for _, h := range order {
 		failed = failed || h.failed
+		gridSync = gridSync || h.grid
 		for n := range h.needs {
 			needs[n] = true
 		}
@@ -554,6 +557,7 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 			Source:    src.String(),
 			Pos:       fmt.Sprintf("%s:%d", shortFile(pos.Filename), pos.Line),
 			Constants: constRecs,
+			GridSync:  gridSync,
 		},
 	}
 }
@@ -771,6 +775,7 @@ func (tr *translator) translateHelper(h *helper) {
 	h.calls = f.calls
 	h.sites = f.sites
 	h.consts = f.consts
+	h.grid = f.gridSync
 	h.failed = f.failed
 	h.shared = f.declShared
 }
