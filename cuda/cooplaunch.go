@@ -31,13 +31,15 @@ import (
 )
 
 // launchCooperative launches f cooperatively with params (pointers to
-// each parameter's 8-byte slot, as packArgs makes them).
+// each parameter's 8-byte slot, as packArgs makes them). It runs on the
+// driver thread. A grid too large to be co-resident is a *sim.LaunchError
+// naming the limit, which it reads from the driver once refused.
 //
 // Workaround: cu v0.9.6 does not bind cuLaunchCooperativeKernel, and
 // cu.Function keeps its CUfunction handle in an unexported field, read
 // through unsafe as setMaxDynamicShared does. The argument values are
 // copied into C memory: cgo forbids passing Go pointers to Go pointers.
-func launchCooperative(f cu.Function, g, b sim.Dim3, sharedBytes int, params []unsafe.Pointer) error {
+func (d *Device) launchCooperative(f cu.Function, g, b sim.Dim3, sharedBytes int, params []unsafe.Pointer) error {
 	if unsafe.Sizeof(f) != unsafe.Sizeof(uintptr(0)) {
 		return fmt.Errorf("cuda: cu.Function is not a single handle (cu changed?)")
 	}
@@ -57,10 +59,31 @@ func launchCooperative(f cu.Function, g, b sim.Dim3, sharedBytes int, params []u
 	case C.CUDA_SUCCESS:
 		return nil
 	case C.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
-		return &sim.LaunchError{Code: sim.ErrCooperativeLaunchTooLarge, Limit: "cooperative grid",
-			Detail: fmt.Sprintf("%d blocks of %d threads are more than the device holds co-resident", g.Size(), b.Size())}
+		res, err := d.coResidency(f, b.Size(), sharedBytes)
+		return cooperativeTooLarge(g.Size(), res, err)
 	}
 	return fmt.Errorf("CUresult %d", int(r))
+}
+
+// coResidency reads from the driver what bounds a cooperative grid of
+// blocks of threads threads with sharedBytes of dynamic shared memory
+// launching f; it runs on the driver thread.
+func (d *Device) coResidency(f cu.Function, threads, sharedBytes int) (coResidency, error) {
+	r := coResidency{Threads: threads, DynamicShared: sharedBytes}
+	var err error
+	if r.SMs, err = d.dev.Attribute(cu.MultiprocessorCount); err != nil {
+		return r, fmt.Errorf("cuDeviceGetAttribute(MULTIPROCESSOR_COUNT): %w", err)
+	}
+	if r.Registers, err = f.Attribute(cu.NumRegs); err != nil {
+		return r, fmt.Errorf("cuFuncGetAttribute(NUM_REGS): %w", err)
+	}
+	if r.StaticShared, err = f.Attribute(cu.SharedSizeBytes); err != nil {
+		return r, fmt.Errorf("cuFuncGetAttribute(SHARED_SIZE_BYTES): %w", err)
+	}
+	if r.BlocksPerSM, err = f.MaxActiveBlocksPerMultiProcessor(threads, int64(sharedBytes)); err != nil {
+		return r, fmt.Errorf("cuOccupancyMaxActiveBlocksPerMultiprocessor: %w", err)
+	}
+	return r, nil
 }
 
 // *Device launches cooperatively: kernels.LaunchCooperative (grid_reduce's

@@ -493,7 +493,7 @@ func (d *Device) launch(kernel any, grid, block sim.Dim3, sharedBytes int, coope
 		}
 		start := time.Now()
 		if cooperative {
-			if err := launchCooperative(f, g, b, sharedBytes, params); err != nil {
+			if err := d.launchCooperative(f, g, b, sharedBytes, params); err != nil {
 				return fmt.Errorf("cuLaunchCooperativeKernel(%s<<<%v, %v, %d>>>): %w", entry, grid, block, sharedBytes, err)
 			}
 		} else if err := f.Launch(g.X, g.Y, g.Z, b.X, b.Y, b.Z, sharedBytes, cu.Stream{}, params); err != nil {

@@ -1144,7 +1144,8 @@ extern "C" __global__ void GridReduce(int *in, int *partial, int *out, int n)
 	}
 }
 `,
-		Pos: "kernels/coop.go:103",
+		Pos:      "kernels/coop.go:103",
+		GridSync: true,
 	})
 	twin.Register(HalfDot, twin.Twin{
 		Entry:  "HalfDot",

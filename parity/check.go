@@ -42,7 +42,39 @@ type Launch struct {
 	// would hold whatever an earlier launch wrote, while the simulator's
 	// fresh device holds zeros.
 	Constants []Constant
+	// Cooperative says whether the launch is cooperative
+	// (cudaLaunchCooperativeKernel), which grid.sync() needs. The zero
+	// value makes it cooperative exactly when the kernel calls grid.sync()
+	// (see Cooperation). Check launches the simulator and the GPU alike.
+	Cooperative Cooperation
 }
+
+// Cooperation is whether a launch is cooperative, as
+// cudaLaunchCooperativeKernel makes one: every block co-resident, so that
+// grid.sync() (sim.GridGroup.Sync, cg::this_grid().sync()) is defined, and
+// a grid with more blocks than the device holds co-resident refused before
+// anything runs (cudaErrorCooperativeLaunchTooLarge, on the simulator and
+// the GPU alike; sim.Device.CooperativeLimit says how many fit).
+type Cooperation int
+
+const (
+	// CooperativeIfGridSync, the zero value, makes the launch cooperative
+	// when the kernel calls grid.sync(), in its body or a helper, as its
+	// generated twin records (twin.Twin.GridSync), or when Test.Options ask
+	// for a cooperative launch (WithCooperative(true)). A kernel with no
+	// twin (one declared in a _test.go file) is launched plainly unless the
+	// Options ask: nothing tells what it calls before it runs, and its
+	// grid.sync() is then a KernelPanic finding.
+	CooperativeIfGridSync Cooperation = iota
+	// CooperativeAlways makes the launch cooperative whatever the kernel
+	// calls.
+	CooperativeAlways
+	// CooperativeNever makes the launch plain (cuLaunchKernel) even if the
+	// kernel calls grid.sync(): for a kernel that tests grid.is_valid()
+	// (sim.GridGroup.IsValid) first and has a path for plain launches.
+	// Test.Options may not ask for a cooperative launch then.
+	CooperativeNever
+)
 
 // Constant is the host's contents of one __constant__ array for a launch.
 // Make it with Const, which checks the types.
@@ -77,7 +109,8 @@ type Test struct {
 	// GPU's with the simulator's. The zero Rule is bit-exact.
 	Rule kernels.Rule
 	// Options are the simulator's launch options (schedule, seed). The
-	// detectors are always on.
+	// detectors are always on. WithCooperative(true) makes every launch
+	// cooperative, on the GPU too (see Launch.Cooperative).
 	Options sim.Options
 	// SimulatorOnly leaves the GPU out even where one is available: for a
 	// kernel with no generated twin, such as one declared in a _test.go
@@ -97,6 +130,14 @@ type Test struct {
 //
 // rapid shrinks a failure to a minimal launch and prints it, with go-cmp's
 // difference of the outputs.
+//
+// A kernel that calls grid.sync() is launched cooperatively on both
+// backends (cudaLaunchCooperativeKernel on the GPU), as its twin tells;
+// Launch.Cooperative decides otherwise. A cooperative grid with more blocks
+// than can be co-resident fails the launch with the limit in the message
+// (on the GPU the driver's limit, which counts the compiled kernel's
+// registers and static shared memory; the simulator knows neither, so it
+// may accept a grid the GPU refuses).
 //
 // A kernel the detectors report has no single answer: a race or an
 // uninitialised read lets the hardware return any of several values, so
@@ -142,8 +183,12 @@ func checkLaunch(test Test, l Launch, gpu kernels.Backend) error {
 	if err := constantsCovered(test.Kernel, l.Constants); err != nil {
 		return err
 	}
+	coop, err := cooperation(test.Kernel, l.Cooperative, test.Options.Cooperative())
+	if err != nil {
+		return err
+	}
 	sb := kernels.NewSimBackend(sim.H100, test.Options.WithDetection(true))
-	simOut, err := RunLaunch(sb, test.Kernel, l)
+	simOut, err := runLaunch(sb, test.Kernel, l, coop)
 	var rep *sim.Report
 	if errors.As(err, &rep) {
 		return fmt.Errorf("the simulator reports the kernel (it has no single answer to compare):\n%v", rep)
@@ -168,7 +213,7 @@ func checkLaunch(test Test, l Launch, gpu kernels.Backend) error {
 	if gpu == nil {
 		return nil
 	}
-	gpuOut, err := RunLaunch(gpu, test.Kernel, l)
+	gpuOut, err := runLaunch(gpu, test.Kernel, l, coop)
 	if err != nil {
 		return fmt.Errorf("GPU: %w", err)
 	}
@@ -183,7 +228,50 @@ func checkLaunch(test Test, l Launch, gpu kernels.Backend) error {
 // what b holds), uploads each buffer argument, launches, and returns what
 // every buffer holds afterwards, in the order of the buffer parameters.
 // Every buffer is freed however it ends.
+//
+// The launch is cooperative as l.Cooperative says
+// (kernels.LaunchCooperative, which b must implement); b's own options
+// are not consulted, so CooperativeIfGridSync asks only the kernel's twin.
 func RunLaunch(b kernels.Backend, kernel any, l Launch) (kernels.Result, error) {
+	coop, err := cooperation(kernel, l.Cooperative, false)
+	if err != nil {
+		return nil, err
+	}
+	return runLaunch(b, kernel, l, coop)
+}
+
+// cooperative is the decision that a launch is cooperative, with the
+// reason, which an error about co-residency repeats.
+type cooperative struct {
+	on  bool
+	why string
+}
+
+// cooperation decides whether a launch of kernel is cooperative, from the
+// launch's Cooperation and whether the Test's Options ask for it.
+func cooperation(kernel any, c Cooperation, optionsAsk bool) (cooperative, error) {
+	switch c {
+	case CooperativeAlways:
+		return cooperative{true, "Launch.Cooperative is CooperativeAlways"}, nil
+	case CooperativeNever:
+		if optionsAsk {
+			return cooperative{}, errors.New("parity: Launch.Cooperative is CooperativeNever, but Test.Options ask for a cooperative launch (WithCooperative(true)); drop one of them")
+		}
+		return cooperative{}, nil
+	case CooperativeIfGridSync:
+		if optionsAsk {
+			return cooperative{true, "Test.Options ask for it"}, nil
+		}
+		if tw, err := twin.Of(kernel); err == nil && tw.GridSync {
+			return cooperative{true, "it calls grid.sync()"}, nil
+		}
+		return cooperative{}, nil
+	}
+	return cooperative{}, fmt.Errorf("parity: Launch.Cooperative is %d, none of CooperativeIfGridSync, CooperativeAlways and CooperativeNever", int(c))
+}
+
+// runLaunch is RunLaunch with the cooperation decided.
+func runLaunch(b kernels.Backend, kernel any, l Launch, coop cooperative) (kernels.Result, error) {
 	params, err := kernelParams(kernel)
 	if err != nil {
 		return nil, err
@@ -213,7 +301,16 @@ func RunLaunch(b kernels.Backend, kernel any, l Launch) (kernels.Result, error) 
 		mems = append(mems, m)
 		args[i] = m
 	}
-	if err := b.Launch(kernel, l.Grid, l.Block, l.SharedBytes, args...); err != nil {
+	if coop.on {
+		err = kernels.LaunchCooperative(b, kernel, l.Grid, l.Block, l.SharedBytes, args...)
+	} else {
+		err = b.Launch(kernel, l.Grid, l.Block, l.SharedBytes, args...)
+	}
+	if le := (*sim.LaunchError)(nil); coop.on && errors.As(err, &le) && le.Code == sim.ErrCooperativeLaunchTooLarge {
+		return nil, fmt.Errorf("parity: %s is launched cooperatively (%s), so every block of the grid must be co-resident on %s: "+
+			"launch fewer or smaller blocks: %w", kernels.KernelName(kernel), coop.why, b.Name(), err)
+	}
+	if err != nil {
 		return nil, err
 	}
 	out := make(kernels.Result, len(mems))

@@ -6,8 +6,9 @@
 //
 // Check does the same for a user's kernel (Test, Launch): buffers of every
 // element type a sim.Buffer holds, vectors and halves included, copied with
-// CUDA's layout and compared under the Test's Rule, and constant memory
-// written on both backends from Launch.Constants.
+// CUDA's layout and compared under the Test's Rule, constant memory
+// written on both backends from Launch.Constants, and a kernel calling
+// grid.sync() launched cooperatively on both (Launch.Cooperative).
 //
 // Without the cuda tag only the checks that need no GPU run: every kernel
 // has a CUDA twin declaring its entry points, a small property over the

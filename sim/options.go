@@ -233,12 +233,14 @@ func (o Options) ShadowBudget() int64 {
 	return o.shadow
 }
 
-// Seed, Schedule, Detection, Workers and WarpModel report the settings.
+// Seed, Schedule, Detection, Workers, WarpModel and Cooperative report
+// the settings.
 func (o Options) Seed() uint64         { return o.seed }
 func (o Options) Schedule() Schedule   { return o.schedule }
 func (o Options) Detection() bool      { return !o.noDetect }
 func (o Options) Workers() int         { return o.workers }
 func (o Options) WarpModel() WarpModel { return o.warpModel }
+func (o Options) Cooperative() bool    { return o.cooperative }
 
 // Config is one launch's shape: kernel<<<Grid, Block, SharedBytes>>>.
 type Config struct {

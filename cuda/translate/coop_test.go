@@ -48,3 +48,31 @@ func TestShimCatchesWrongCooperativeCalls(t *testing.T) {
 		t.Errorf("the translator's forms do not compile through the shim: %v\n%s", err, out)
 	}
 }
+
+// TestGridSyncMarksTheTwin: a kernel that calls grid.sync(), itself or
+// through helpers, has Twin.GridSync set (parity launches it
+// cooperatively), and WriteGo carries the mark; kernels that use other
+// groups, the grid's queries included, do not.
+func TestGridSyncMarksTheTwin(t *testing.T) {
+	res := loadOK(t)
+	want := map[string]bool{"GridPhases": true, "GridSyncInHelper": true, "TileCollectives": false, "Coalesced": false, "TileHelper": false, "VectorAdd": false}
+	got := map[string]bool{}
+	for _, k := range res.Kernels {
+		if _, ok := want[k.Twin.Entry]; ok {
+			got[k.Twin.Entry] = k.Twin.GridSync
+		}
+		if k.Twin.GridSync != want[k.Twin.Entry] {
+			t.Errorf("%s: GridSync %v, want %v", k.Twin.Entry, k.Twin.GridSync, want[k.Twin.Entry])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("found %v of the kernels %v", got, want)
+	}
+	out, err := WriteGo("ok", res.Kernels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(out), "GridSync: true,"); n != 2 {
+		t.Errorf("generated Go marks %d twins GridSync, want 2 (GridPhases, GridSyncInHelper)", n)
+	}
+}

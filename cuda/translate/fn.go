@@ -44,6 +44,7 @@ type fn struct {
 	calls      []*helper
 	callSeen   map[*helper]bool
 	consts     map[*constDecl]bool // the constants it reads
+	gridSync   bool                // calls grid.sync(): its kernel needs a cooperative launch
 	declShared bool
 	failed     bool
 	nerr       int // refusals so far, repeated ones included

@@ -58,6 +58,9 @@ func WriteGo(pkgName string, ks []*Kernel) ([]byte, error) {
 			}
 			b.WriteString("\t\t},\n")
 		}
+		if k.Twin.GridSync {
+			b.WriteString("\t\tGridSync: true,\n")
+		}
 		b.WriteString("\t})\n")
 	}
 	b.WriteString("}\n")

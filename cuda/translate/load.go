@@ -36,6 +36,7 @@ func Load(dir string, patterns ...string) (*Result, error) {
 		r := Translate(p.Fset, p.Syntax, p.Types, p.TypesInfo)
 		res.Kernels = append(res.Kernels, r.Kernels...)
 		res.Diagnostics = append(res.Diagnostics, r.Diagnostics...)
+		res.Refused = append(res.Refused, r.Refused...)
 	}
 	return res, nil
 }

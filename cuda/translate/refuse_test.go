@@ -72,7 +72,13 @@ func TestRefusals(t *testing.T) {
 			}
 		}
 	}
-	// Every kernel of the package has a refusal somewhere.
+	// Every kernel of the package has a refusal somewhere, and Refused
+	// names each.
+	refused := map[string]bool{}
+	for _, n := range res.Refused {
+		refused[n] = true
+	}
+	nkernels := 0
 	for _, f := range pkg.Syntax {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Type.Results != nil && len(fd.Type.Results.List) == 1 {
@@ -80,9 +86,16 @@ func TestRefusals(t *testing.T) {
 					if !refusedIn(res.Diagnostics, pkg.Fset, fd) {
 						t.Errorf("kernel %s has no refusal: it tests nothing", fd.Name.Name)
 					}
+					if fd.Type.TypeParams == nil && !refused[pkg.Name+"."+fd.Name.Name] {
+						t.Errorf("kernel %s is not in Result.Refused", fd.Name.Name)
+					}
+					nkernels++
 				}
 			}
 		}
+	}
+	if len(res.Refused) < nkernels {
+		t.Errorf("Result.Refused names %d kernels, the package has %d: %v", len(res.Refused), nkernels, res.Refused)
 	}
 }
 

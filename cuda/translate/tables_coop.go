@@ -404,6 +404,14 @@ func emitPartition(name string) emitter {
 	}
 }
 
+// emitGridSync is grid.sync(), which is undefined outside a cooperative
+// launch: it marks the function, and through it every kernel calling it,
+// as one (twin.Twin.GridSync).
+func emitGridSync(f *fn, c *ast.CallExpr, recv ast.Expr, stmt bool) string {
+	f.gridSync = true
+	return method("sync", "")(f, c, recv, stmt)
+}
+
 func fixedCG(s string) emitter {
 	return func(f *fn, _ *ast.CallExpr, _ ast.Expr, _ bool) string {
 		f.need("cg")
@@ -552,6 +560,7 @@ func init() {
 	simCalls["GridGroup.BlockRank"] = simCall{"grid.block_rank()", classNone, method("block_rank", "long long")}
 	simCalls["GridGroup.NumBlocks"] = simCall{"grid.num_blocks()", classNone, method("num_blocks", "long long")}
 	simCalls["GridGroup.IsValid"] = simCall{"grid.is_valid()", classNone, method("is_valid", "")}
+	simCalls["GridGroup.Sync"] = simCall{"grid.sync()", classEffect, emitGridSync}
 
 	simCalls["ThisThreadBlock"] = simCall{"cg::this_thread_block()", classNone, fixedCG("cg::this_thread_block()")}
 	simCalls["ThisGrid"] = simCall{"cg::this_grid()", classNone, fixedCG("cg::this_grid()")}

@@ -22,6 +22,11 @@ import (
 type Result struct {
 	Kernels     []*Kernel
 	Diagnostics []Diagnostic
+	// Refused names, in source order, each kernel (each instance of a
+	// generic kernel) that has no Kernel because of a diagnostic, as
+	// Twin.GoName would ("pkg.Scale[float32]"). After a bug of the
+	// translator, which translates nothing, it names every kernel function.
+	Refused []string
 }
 
 // Diagnostic is one refusal: where, why in one sentence, then what to write
@@ -95,6 +100,7 @@ type helper struct {
 	calls  []*helper
 	consts map[*constDecl]bool // the constants it reads
 	shared bool                // declares a static shared array itself
+	grid   bool                // calls grid.sync() itself
 	failed bool
 	state  int // 0 new, 1 translating, 2 done
 }
@@ -116,6 +122,7 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 		diagSeen:  map[string]bool{},
 	}
 	res = &Result{}
+	var kernels []*ast.FuncDecl
 	defer func() {
 		// A panic is a bug of the translator, never of the input: report it
 		// at the Go source it was translating, and translate nothing.
@@ -123,9 +130,12 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 			tr.bug(tr.cur, files, r)
 			res.Kernels = nil
 			res.Diagnostics = tr.sortedDiags()
+			res.Refused = nil
+			for _, fd := range kernels {
+				res.Refused = append(res.Refused, pkg.Name()+"."+fd.Name.Name)
+			}
 		}
 	}()
-	var kernels []*ast.FuncDecl
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -153,18 +163,28 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 		if sig.TypeParams().Len() == 0 {
 			if k := tr.kernel(fd, obj, nil); k != nil {
 				res.Kernels = append(res.Kernels, k)
+			} else {
+				res.Refused = append(res.Refused, tr.goName(fd, nil))
 			}
 			continue
 		}
 		for _, targs := range tr.instances[obj] {
 			if k := tr.kernel(fd, obj, targs); k != nil {
 				res.Kernels = append(res.Kernels, k)
+			} else {
+				res.Refused = append(res.Refused, tr.goName(fd, targs))
 			}
 		}
 	}
 	sort.Slice(res.Kernels, func(i, j int) bool { return res.Kernels[i].Twin.Entry < res.Kernels[j].Twin.Entry })
 	res.Diagnostics = tr.sortedDiags()
 	return res
+}
+
+// goName is a kernel's (an instance's) Go name, as Twin.GoName has it:
+// "pkg.Scale[float32]".
+func (tr *translator) goName(fd *ast.FuncDecl, targs []types.Type) string {
+	return tr.pkg.Name() + "." + fd.Name.Name + typeArgString(targs, tr.qualifier)
 }
 
 // sortedDiags are the diagnostics in source order.
@@ -462,12 +482,14 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 	}
 	failed := f.failed
 	needs := f.needs
+	gridSync := f.gridSync
 	consts := map[*constDecl]bool{}
 	for cd := range f.consts {
 		consts[cd] = true
 	}
 	for _, h := range order {
 		failed = failed || h.failed
+		gridSync = gridSync || h.grid
 		for n := range h.needs {
 			needs[n] = true
 		}
@@ -528,11 +550,12 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 		TypeArgs: targs,
 		Twin: twin.Twin{
 			Entry:     entry,
-			GoName:    tr.pkg.Name() + "." + fd.Name.Name + typeArgString(targs, tr.qualifier),
+			GoName:    tr.goName(fd, targs),
 			Params:    params,
 			Source:    src.String(),
 			Pos:       fmt.Sprintf("%s:%d", shortFile(pos.Filename), pos.Line),
 			Constants: constRecs,
+			GridSync:  gridSync,
 		},
 	}
 }
@@ -749,6 +772,7 @@ func (tr *translator) translateHelper(h *helper) {
 	h.needs = f.needs
 	h.calls = f.calls
 	h.consts = f.consts
+	h.grid = f.gridSync
 	h.failed = f.failed
 	h.shared = f.declShared
 }

@@ -144,6 +144,9 @@ func D(a *sim.Buffer[int32]) sim.Kernel {
 	if got := strings.Join(entries(res), " "); got != "D" {
 		t.Errorf("translated %q, want only D", got)
 	}
+	if got := strings.Join(res.Refused, " "); got != "p.A p.B p.C" {
+		t.Errorf("Refused %q, want p.A p.B p.C", got)
+	}
 	var lines []int
 	for _, d := range res.Diagnostics {
 		if !strings.Contains(d.Message, "translator bug") || !strings.Contains(d.Message, "planted bug") {

@@ -72,6 +72,12 @@ type Twin struct {
 	// by name. The host writes them before a launch; a backend writes each
 	// into every loaded module whose twin lists it.
 	Constants []Constant
+	// GridSync is set when the kernel calls grid.sync() (sim.GridGroup.Sync,
+	// cg::this_grid().sync()), in its body or in a helper it calls. CUDA
+	// defines grid.sync() only in a cooperative launch
+	// (cudaLaunchCooperativeKernel), so whatever launches the twin
+	// (parity.Check) launches it cooperatively.
+	GridSync bool
 }
 
 // Constant is a __constant__ array a twin declares: `__constant__ CType

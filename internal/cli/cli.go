@@ -5,11 +5,13 @@
 // Exit status: 0 success; 1 a run that failed its check or had any finding,
 // in every subcommand that runs kernels (run, race, sweep, trace; for sweep
 // -gpu also a GPU result that differs from the simulator's, or a driver
-// that failed on the GPU); 2 bad usage or input (unknown kernel, illegal
-// launch shape, unreadable or invalid -in case file, a problem size whose
-// inputs would not fit the simulated device's or this process's memory,
-// -gpu in a binary built without the cuda tag or where the GPU cannot be
-// opened). Messages start with the subcommand: "gpusim run: ...".
+// that failed on the GPU), and in cuda -o and -go a kernel the translator
+// refuses (the kernels that translate are written all the same); 2 bad
+// usage or input (unknown kernel, illegal launch shape, unreadable or
+// invalid -in case file, a problem size whose inputs would not fit the
+// simulated device's or this process's memory, -gpu in a binary built
+// without the cuda tag or where the GPU cannot be opened). Messages start
+// with the subcommand: "gpusim run: ...".
 //
 // The detectors run by default (-race=false turns them off), as for a
 // launch through package sim.
@@ -73,7 +75,7 @@ func init() {
 		{"sweep", "KERNEL -blocks 64,128,256,512,1024 [-gpu [-gpu-runs 5]]", "occupancy and memory statistics per block size; -gpu adds GPU kernel times and checks the GPU's result (needs -tags cuda)", cmdSweep},
 		{"trace", "KERNEL -o trace.json", "write the simulated timeline as Chrome trace JSON (Perfetto, chrome://tracing)", cmdTrace},
 		{"amdahl", "-p 0.9 -n 1000", "Amdahl's law speedup and table", cmdAmdahl},
-		{"cuda", "KERNEL | -o DIR PKG | -go DIR", "print a registry kernel's generated CUDA C; or translate the Go kernels of a package of yours into one .cu per kernel (-o), or into the Go file that carries them into test binaries (-go, for go generate)", cmdCUDA},
+		{"cuda", "KERNEL | -o DIR PKG | -go DIR [-all-or-nothing]", "print a registry kernel's generated CUDA C; or translate the Go kernels of a package of yours into one .cu per kernel (-o), or into the Go file that carries them into test binaries (-go, for go generate); a kernel the translator refuses is left out, its refusals printed with file:line, and the exit status is 1", cmdCUDA},
 	}
 }
 

@@ -18,11 +18,15 @@ const generatedGoFile = "gpusim_cuda.go"
 // cmdCUDA prints the generated CUDA of a registry kernel, from the twins
 // compiled into this binary (no source needed), or translates a package of
 // the user's: -o writes one .cu file per kernel, -go the Go file that
-// carries the twins into test binaries.
+// carries the twins into test binaries. A kernel the translator refuses is
+// left out, its refusals printed, and the exit status is 1 (see
+// translatePackage).
 func cmdCUDA(e *env, args []string) error {
 	fs := e.newFlags("cuda")
 	outDir := fs.String("o", "", "translate the package PKG and write one .cu per kernel into this directory, named after its entry point (the Go name, renamed where CUDA has it: a kernel sin is sin_.cu)")
 	goFile := fs.Bool("go", false, "translate the package in directory PKG and write its "+generatedGoFile+" there, as go generate does")
+	allOrNothing := fs.Bool("all-or-nothing", false, "with -o or -go, write nothing if the translator refuses any kernel "+
+		"(by default every kernel that translates is written, each refusal is printed with its file:line, and the exit status is 1)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -43,7 +47,15 @@ func cmdCUDA(e *env, args []string) error {
 			return err
 		}
 	}
-	return e.translatePackage(pos[0], *outDir, *goFile)
+	res, err := translate.Load(".", pos[0])
+	if err != nil {
+		return usagef("cuda: %v", err)
+	}
+	goDir := ""
+	if *goFile {
+		goDir = pos[0]
+	}
+	return e.writeTranslation(res, pos[0], *outDir, goDir, *allOrNothing)
 }
 
 // printTwins writes the CUDA of every entry point k launches.
@@ -61,22 +73,32 @@ func (e *env) printTwins(k *kernels.Kernel) error {
 	return nil
 }
 
-// translatePackage translates the package pattern and writes its .cu files
-// into outDir, and its generated Go file into the package's directory if
-// goFile is set. Any kernel the translator refuses is an error listing
-// every refusal with its file:line, and nothing is written.
-func (e *env) translatePackage(pattern, outDir string, goFile bool) error {
-	res, err := translate.Load(".", pattern)
-	if err != nil {
-		return usagef("cuda: %v", err)
-	}
-	if len(res.Diagnostics) > 0 {
-		var b strings.Builder
-		for _, d := range res.Diagnostics {
-			fmt.Fprintf(&b, "%s\n", d)
+// writeTranslation writes what the translator made of the package
+// pattern: one <Entry>.cu per kernel into outDir, if set, and the
+// generated Go file into goDir, if set. Every kernel that translates is
+// written. Each refusal is printed to stderr (file:line: why, and what to
+// write instead; the file relative to the working directory when it lies
+// below it), and the error that follows names the kernels left out,
+// so the command exits 1 after writing the others: a CI run of go
+// generate fails, and the twins of the other kernels are current. With
+// allOrNothing a refusal writes nothing, as gpusim once did.
+func (e *env) writeTranslation(res *translate.Result, pattern, outDir, goDir string, allOrNothing bool) error {
+	wd, _ := os.Getwd()
+	for _, d := range res.Diagnostics {
+		if rel, err := filepath.Rel(wd, d.Pos.Filename); wd != "" && err == nil && !strings.HasPrefix(rel, "..") {
+			d.Pos.Filename = rel
 		}
-		fmt.Fprint(e.stderr, b.String())
-		return fmt.Errorf("cuda: %d construct(s) cannot be translated; nothing written", len(res.Diagnostics))
+		fmt.Fprintf(e.stderr, "%s\n", d)
+	}
+	var refusal string
+	if n := len(res.Diagnostics); n > 0 {
+		refusal = fmt.Sprintf("%d construct(s) cannot be translated", n)
+		if len(res.Refused) > 0 {
+			refusal += fmt.Sprintf(", in %d kernel(s): %s", len(res.Refused), strings.Join(res.Refused, ", "))
+		}
+		if allOrNothing || len(res.Kernels) == 0 {
+			return fmt.Errorf("%s; nothing written", refusal)
+		}
 	}
 	if len(res.Kernels) == 0 {
 		return usagef("cuda: no kernels in %s (a kernel is a function returning sim.Kernel)", pattern)
@@ -93,16 +115,22 @@ func (e *env) translatePackage(pattern, outDir string, goFile bool) error {
 			fmt.Fprintln(e.stdout, p)
 		}
 	}
-	if goFile {
+	if goDir != "" {
 		src, err := translate.WriteGo(res.Kernels[0].Func.Pkg().Name(), res.Kernels)
 		if err != nil {
 			return err
 		}
-		p := filepath.Join(pattern, generatedGoFile)
+		p := filepath.Join(goDir, generatedGoFile)
 		if err := os.WriteFile(p, src, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "%s: %d kernel(s)\n", p, len(res.Kernels))
+	}
+	switch {
+	case refusal != "" && len(res.Refused) > 0:
+		return fmt.Errorf("%s; those are not written, the other %d kernel(s) are", refusal, len(res.Kernels))
+	case refusal != "":
+		return fmt.Errorf("%s; the %d kernel(s) are written", refusal, len(res.Kernels))
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
 // Package usertest holds user kernels for parity's own tests: kernels
 // whose buffers hold every element type a sim.Buffer can (int16 and
-// uint16, sim.Half and sim.BFloat16, each vector type) and kernels that
-// read __constant__ memory, with their generated twins (gpusim_cuda.go),
-// so that parity.Check runs them on the GPU as it would a user's.
+// uint16, sim.Half and sim.BFloat16, each vector type), kernels that
+// read __constant__ memory and kernels that call grid.sync(), with their
+// generated twins (gpusim_cuda.go), so that parity.Check runs them on the
+// GPU as it would a user's.
 //
 // Each kernel writes every output element from its own input element,
 // through every component, so a wrong element size or component order on
@@ -135,5 +136,54 @@ func Stencil(in, out *sim.Buffer[float32], n int) sim.Kernel {
 		s += o.W
 		s += sim.Half2Float(HalfBias.Load(t, 0))
 		out.Store(t, i, s)
+	}
+}
+
+// GridSweeps does iters Jacobi sweeps over n elements, from a into b and
+// back in turn (even sweeps read a and write b), each element the mean of
+// its neighbours and the two ends kept, with grid.sync() between sweeps.
+// The loop is grid-stride, so any co-resident grid covers n; it needs a
+// cooperative launch.
+func GridSweeps(a, b *sim.Buffer[float32], n, iters int) sim.Kernel {
+	return func(t *sim.Thread) {
+		grid := sim.ThisGrid(t)
+		for it := 0; it < iters; it++ {
+			src, dst := a, b
+			if it%2 == 1 {
+				src, dst = b, a
+			}
+			for i := t.GlobalX(); i < n; i += t.GridStrideX() {
+				if i == 0 || i == n-1 {
+					dst.Store(t, i, src.Load(t, i))
+				} else {
+					dst.Store(t, i, (src.Load(t, i-1)+src.Load(t, i+1))*0.5)
+				}
+			}
+			grid.Sync()
+		}
+	}
+}
+
+// MirrorIfCooperative is out[i] = 2*in[i]; then, in a cooperative launch
+// (grid.is_valid()), grid.sync() and mirror[i] = out[n-1-i], which another
+// block may have written; in a plain launch mirror[i] = -1. One thread per
+// element.
+func MirrorIfCooperative(in, out, mirror *sim.Buffer[int32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		i := t.GlobalX()
+		if i < n {
+			out.Store(t, i, 2*in.Load(t, i))
+		}
+		grid := sim.ThisGrid(t)
+		if !grid.IsValid() {
+			if i < n {
+				mirror.Store(t, i, -1)
+			}
+			return
+		}
+		grid.Sync()
+		if i < n {
+			mirror.Store(t, i, out.Load(t, n-1-i))
+		}
 	}
 }

@@ -122,3 +122,22 @@ func TileHelper(out *sim.Buffer[int32]) sim.Kernel {
 		out.Store(t, t.GlobalX(), s)
 	}
 }
+
+// syncGrid is grid.sync() in a helper.
+func syncGrid(t *sim.Thread) { sim.ThisGrid(t).Sync() }
+
+// stepThenSync calls syncGrid: a kernel reaching grid.sync() two calls down.
+func stepThenSync(t *sim.Thread, data *sim.Buffer[int32], i int) {
+	data.Store(t, i, data.Load(t, i)+1)
+	syncGrid(t)
+}
+
+// GridSyncInHelper: grid.sync() only in helpers, so only the call graph
+// says that the kernel needs a cooperative launch.
+func GridSyncInHelper(data *sim.Buffer[int32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		if i := t.GlobalX(); i < n {
+			stepThenSync(t, data, i)
+		}
+	}
+}
