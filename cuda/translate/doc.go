@@ -175,11 +175,10 @@
 //	sim.Fmaf                                     fmaf
 //	c.Load(t, i), c.Len() (c a sim.Constant)     name[i], n  (see Constant memory)
 //
-// A static shared array is named after the variable it is assigned to and
-// must be declared at the top level of a function body. A helper that
-// declares one may be called from several places and in loops: CUDA has
-// one such array per function, and so does the simulator (one per
-// sim.Shared call site). Every
+// A static shared array is named after the variable it is assigned to. A
+// declaration in a loop or a branch, or in a helper called from several
+// places and in loops, is one array: CUDA has one per declaration, and so
+// does the simulator (one per sim.Shared call site). Every
 // sim.DynamicShared declaration, of any type, is a pointer to the base of
 // the one dynamic shared memory, as every extern __shared__ array is in
 // CUDA: a float view and an int view of it alias, in the simulator too.

@@ -406,8 +406,8 @@ func (f *fn) sharedDecl(pos token.Pos, o types.Object, call *ast.CallExpr) {
 		f.errorf(call.Args[2].Pos(), "a static shared array needs a constant length in CUDA; use a constant, or sim.DynamicShared with the size given at launch")
 		return
 	}
-	if f.nest > 0 || !f.inBody {
-		f.errorf(pos, "sim.Shared inside a block, loop or branch declares a new array each time in the simulator but one array in CUDA; declare it at the top level of the function body")
+	if !f.inBody {
+		f.errorf(pos, "sim.Shared before the kernel body runs once, on the host, in the simulator; declare it in the body")
 		return
 	}
 	e, _ := f.tr.isBuffer(f.resolve(o.Type()))

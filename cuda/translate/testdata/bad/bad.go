@@ -191,15 +191,6 @@ func SharedNonConstant(a *sim.Buffer[int32], n int) sim.Kernel {
 	}
 }
 
-func SharedInLoop(a *sim.Buffer[int32]) sim.Kernel {
-	return func(t *sim.Thread) {
-		for i := 0; i < 2; i++ {
-			s := sim.Shared[int32](t, "s", 32) // want "sim.Shared inside a block, loop or branch declares a new array each time"
-			s.Store(t, i, 1)
-		}
-	}
-}
-
 func Order(a *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
 		x := a.Load(t, 0) + sim.AtomicAdd(t, a, 0, 1) // want "Go evaluates the calls of this statement left to right, C in an unspecified order"

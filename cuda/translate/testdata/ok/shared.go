@@ -132,3 +132,26 @@ func RowStats(x, mean, vari *sim.Buffer[float32], rows, cols int) sim.Kernel {
 		}
 	}
 }
+
+// SharedInLoop declares its shared array inside a loop and a branch: one
+// array, as in CUDA, whose values carry over from one iteration to the
+// next.
+func SharedInLoop(out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		tid := t.ThreadIdx.X
+		for i := 0; i < 3; i++ {
+			if i >= 0 {
+				s := sim.Shared[int32](t, "s", 32)
+				if i == 0 {
+					s.Store(t, tid, 0)
+				}
+				t.SyncThreads()
+				s.Store(t, tid, s.Load(t, tid)+int32(i))
+				t.SyncThreads()
+				if i == 2 {
+					out.Store(t, tid, s.Load(t, (tid+1)%32))
+				}
+			}
+		}
+	}
+}
