@@ -97,6 +97,9 @@ var atomicStripes [256]sync.Mutex
 //
 //go:noinline
 func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32, order MemoryOrder, f func(T) T) T {
+	if w, j, ok := b.outside(i); ok {
+		return rmw(t, w, j, kind, flags, order, f)
+	}
 	if uint(i) >= uint(len(b.data)) {
 		t.badIndex(&b.mem, i, kind != accRead)
 	}

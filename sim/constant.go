@@ -162,6 +162,9 @@ func (c *Constant[T]) Store(t *Thread, i int, v T) {
 func Ldg[T Storable](t *Thread, b *Buffer[T], i int) T {
 	t.budget--
 	if uint(i) >= uint(len(b.data)) || t.budget < 0 {
+		if w, j, ok := b.outside(i); ok {
+			return Ldg(t, w, j)
+		}
 		if b.vroot != nil {
 			b.viewCheck(t, i, false)
 		}

@@ -137,6 +137,12 @@ type Buffer[T Storable] struct {
 	// vdata is a misaligned view's elements: its data is empty, so that
 	// every access takes the slow path that reports it.
 	vdata []T
+	// whole is, for a view made by Offset (pointer arithmetic), the buffer
+	// it was cut from, whose element lo is the view's element 0: an index
+	// outside the view but inside whole is an access of whole's element
+	// i+lo, as row[x-w] is in CUDA.
+	whole *Buffer[T]
+	lo    int
 }
 
 // Alloc allocates a global buffer of n elements, uninitialised as with

@@ -59,11 +59,31 @@ func (b *Buffer[T]) View(off, n int) *Buffer[T] {
 }
 
 // Offset returns the view of b from element off to its end: `b + off`.
+// Like the pointer it stands for, it reaches all of b: index -1 is b's
+// element off-1 (`row[x-w]` through `row = in + y*w` reads the row above),
+// and an index past its end reads on into b. An index outside b is out of
+// bounds, reported as b's index (i + off). A View, by contrast, is bounded.
 func (b *Buffer[T]) Offset(off int) *Buffer[T] {
 	if off < 0 || off > b.n {
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Offset", What: fmt.Sprintf("offset %d is outside buffer %q of %d elements", off, b.name, b.n)})
 	}
-	return viewOf[T, T](b, off, b.n-off)
+	v := viewOf[T, T](b, off, b.n-off)
+	v.whole, v.lo = b, off
+	if b.whole != nil {
+		v.whole, v.lo = b.whole, b.lo+off
+	}
+	return v
+}
+
+// outside returns, for index i outside view b made by Offset, the buffer
+// b was cut from and the index there: inside it, the access is that
+// element's; outside, it is reported out of bounds on that buffer, with
+// that index.
+func (b *Buffer[T]) outside(i int) (*Buffer[T], int, bool) {
+	if b.whole == nil || uint(i) < uint(b.n) {
+		return nil, 0, false
+	}
+	return b.whole, i + b.lo, true
 }
 
 // Reinterpret returns the view of b's bytes as elements of U:
@@ -137,6 +157,9 @@ func newView[U Storable](root *mem, byteOff int, p unsafe.Pointer, n int, name s
 //
 //go:noinline
 func (b *Buffer[T]) viewLoad(t *Thread, i int) T {
+	if w, j, ok := b.outside(i); ok {
+		return w.Load(t, j)
+	}
 	b.viewCheck(t, i, false)
 	t.slowAccess(&b.mem, i, accRead, false)
 	return b.data[i]
@@ -146,6 +169,10 @@ func (b *Buffer[T]) viewLoad(t *Thread, i int) T {
 //
 //go:noinline
 func (b *Buffer[T]) viewStore(t *Thread, i int, v T) {
+	if w, j, ok := b.outside(i); ok {
+		w.Store(t, j, v)
+		return
+	}
 	b.viewCheck(t, i, true)
 	changed := b.data[i] != v
 	t.slowAccess(&b.mem, i, accWrite, changed)

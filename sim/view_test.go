@@ -456,3 +456,63 @@ func TestHalfBufferDot(t *testing.T) {
 		t.Errorf("dot = %v, want %v", got, want)
 	}
 }
+
+// A row pointer (in + y*w) reads the rows above and below with negative
+// and past-the-end indices, as CUDA's pointer does: no finding, the right
+// values; plain, volatile, __ldg and atomic accesses alike.
+func TestNoRaceOffsetRowPointerReachesNeighbours(t *testing.T) {
+	t.Parallel()
+	const w, h = 8, 6
+	dev := sim.NewDevice(sim.H100)
+	hin := make([]float32, w*h)
+	for i := range hin {
+		hin[i] = float32(i)
+	}
+	in := host(t, dev, "in", hin)
+	out := zeroed[float32](t, dev, "out", w*h)
+	cnt := zeroed[int32](t, dev, "cnt", w*h)
+	wantClean(t, exec(t, dev, lin(1, w*h), func(t *sim.Thread) {
+		x, y := t.ThreadIdx.X%w, t.ThreadIdx.X/w
+		if y == 0 || y == h-1 {
+			return
+		}
+		row := in.Offset(y * w)
+		c := cnt.Offset(y * w)
+		v := row.Load(t, x-w) + sim.Ldg(t, row, x+w) + row.LoadVolatile(t, x)
+		out.Offset(y*w).Store(t, x, v)
+		sim.AtomicAdd(t, c, x-w, 1)
+	}))
+	got, n := out.ToHost(), cnt.ToHost()
+	for y := 1; y < h-1; y++ {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			if want := hin[i-w] + hin[i+w] + hin[i]; got[i] != want {
+				t.Fatalf("out[%d] = %v, want %v", i, got[i], want)
+			}
+		}
+	}
+	for i, c := range n {
+		if want := int32(0); i/w < h-2 {
+			want = 1
+			if c != want {
+				t.Fatalf("cnt[%d] = %d, want %d", i, c, want)
+			}
+		}
+	}
+}
+
+// Past the whole buffer, a row pointer's access is out of bounds, reported
+// as the buffer's own index.
+func TestOutOfBoundsOffsetRowPointerBeforeBuffer(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	in := host(t, dev, "in", make([]float32, 16))
+	r := exec(t, dev, lin(1, 1), func(t *sim.Thread) {
+		row := in.Offset(4)
+		_ = row.Load(t, -5)
+	})
+	f := wantKind(t, r, sim.OutOfBounds)
+	if f.Memory != "in" || f.Index != -1 || !strings.Contains(f.Detail, "outside [0,16)") {
+		t.Fatalf("finding %+v, want in[-1] outside [0,16)", f)
+	}
+}
