@@ -69,10 +69,13 @@ const (
 	// CooperativeAlways makes the launch cooperative whatever the kernel
 	// calls.
 	CooperativeAlways
-	// CooperativeNever makes the launch plain (cuLaunchKernel) even if the
-	// kernel calls grid.sync(): for a kernel that tests grid.is_valid()
-	// (sim.GridGroup.IsValid) first and has a path for plain launches.
-	// Test.Options may not ask for a cooperative launch then.
+	// CooperativeNever makes the launch plain (cuLaunchKernel). It is
+	// refused for a kernel whose twin calls grid.sync(): on an H100
+	// (driver 580, CUDA 13) grid.is_valid() is true in a plain launch too,
+	// and the GPU takes the grid.sync() path that the simulator, following
+	// the Programming Guide (grid.sync() only in a cooperative launch),
+	// does not take; the two cannot be compared. Test.Options may not ask
+	// for a cooperative launch either.
 	CooperativeNever
 )
 
@@ -256,6 +259,9 @@ func cooperation(kernel any, c Cooperation, optionsAsk bool) (cooperative, error
 	case CooperativeNever:
 		if optionsAsk {
 			return cooperative{}, errors.New("parity: Launch.Cooperative is CooperativeNever, but Test.Options ask for a cooperative launch (WithCooperative(true)); drop one of them")
+		}
+		if tw, err := twin.Of(kernel); err == nil && tw.GridSync {
+			return cooperative{}, errors.New("parity: Launch.Cooperative is CooperativeNever, but the kernel calls grid.sync(): on an H100 (driver 580) grid.is_valid() is true in a plain launch too and the GPU takes the grid.sync() path, which the simulator (grid.sync() only in a cooperative launch, as the Programming Guide says) does not; launch it cooperatively")
 		}
 		return cooperative{}, nil
 	case CooperativeIfGridSync:

@@ -76,10 +76,16 @@ func TestDeviceCooperativeLimit(t *testing.T) {
 }
 
 // TestDeviceGridIsValidInPlainLaunch: a kernel that grid-syncs only when
-// grid.is_valid() takes its plain path under CooperativeNever on the GPU,
-// as on the simulator (mirror = -1), and its grid.sync() path by default.
+// grid.is_valid() takes its grid.sync() path by default; a plain launch of
+// it is refused before it reaches the GPU (on the H100 with driver 580,
+// grid.is_valid() was true in a plain launch too: PARITY.md's run at
+// d01b637 saw mirror = out reversed, where the Programming Guide, and the
+// simulator, give the plain path).
 func TestDeviceGridIsValidInPlainLaunch(t *testing.T) {
-	for _, c := range []Cooperation{CooperativeNever, CooperativeIfGridSync} {
+	if _, err := RunLaunch(dev, usertest.MirrorIfCooperative, mirrorLaunch(1000, 128, CooperativeNever)); err == nil {
+		t.Fatal("a plain launch of a grid.sync() kernel ran; want a refusal")
+	}
+	for _, c := range []Cooperation{CooperativeIfGridSync, CooperativeAlways} {
 		l := mirrorLaunch(1000, 128, c)
 		got, err := RunLaunch(dev, usertest.MirrorIfCooperative, l)
 		if err != nil {

@@ -119,14 +119,15 @@ func mirrorRef(l Launch) []any {
 	return []any{nil, out, mirror}
 }
 
-// TestCheckCooperationExplicit: Launch.Cooperative overrides the inferred
-// cooperation both ways; a kernel testing grid.is_valid() takes its plain
-// path under CooperativeNever and its grid.sync() path otherwise.
+// TestCheckCooperationExplicit: a kernel testing grid.is_valid() takes its
+// grid.sync() path whether the cooperation is inferred or asked for.
+// CooperativeNever is refused for it (TestCooperationNeverRefusedForGridSync):
+// the H100 takes the grid.sync() path in a plain launch too.
 func TestCheckCooperationExplicit(t *testing.T) {
 	Check(t, Test{
 		Kernel: usertest.MirrorIfCooperative,
 		Draw: func(rt *rapid.T) Launch {
-			c := rapid.SampledFrom([]Cooperation{CooperativeIfGridSync, CooperativeAlways, CooperativeNever}).Draw(rt, "cooperative")
+			c := rapid.SampledFrom([]Cooperation{CooperativeIfGridSync, CooperativeAlways}).Draw(rt, "cooperative")
 			return mirrorLaunch(rapid.IntRange(1, 400).Draw(rt, "n"), rapid.SampledFrom([]int{32, 64, 128}).Draw(rt, "block"), c)
 		},
 		Reference: mirrorRef,
@@ -149,7 +150,7 @@ func TestRunLaunchCooperation(t *testing.T) {
 		{"grid.sync, inferred", usertest.GridSweeps, sweepsLaunch(100, 3, 2, 64), true, sweepsRef},
 		{"no grid.sync, inferred", usertest.Shorts, shorts, false, nil},
 		{"no grid.sync, always", usertest.Shorts, with(shorts, CooperativeAlways), true, nil},
-		{"is_valid, never", usertest.MirrorIfCooperative, mirrorLaunch(70, 32, CooperativeNever), false, mirrorRef},
+		{"no grid.sync, never", usertest.Shorts, with(shorts, CooperativeNever), false, nil},
 		{"is_valid, inferred", usertest.MirrorIfCooperative, mirrorLaunch(70, 32, CooperativeIfGridSync), true, mirrorRef},
 		{"no twin, inferred", saxpy, saxpyLaunch(100, 2), false, saxpyRef},
 		{"no twin, always", saxpy, with(saxpyLaunch(100, 2), CooperativeAlways), true, saxpyRef},
@@ -199,7 +200,7 @@ func TestCheckLaunchSameCooperationOnBothSides(t *testing.T) {
 		{"inferred from the twin", Test{Kernel: usertest.GridSweeps}, sweepsLaunch(200, 4, 3, 64), true},
 		{"Options ask", Test{Kernel: usertest.Shorts, Options: sim.Options{}.WithCooperative(true)}, shorts, true},
 		{"plain", Test{Kernel: usertest.Shorts}, shorts, false},
-		{"never", Test{Kernel: usertest.MirrorIfCooperative}, mirrorLaunch(90, 32, CooperativeNever), false},
+		{"never", Test{Kernel: usertest.Shorts}, func() Launch { l := shorts; l.Cooperative = CooperativeNever; return l }(), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			gpu := newRecorder()
@@ -266,5 +267,19 @@ func TestCooperativeGridTooLarge(t *testing.T) {
 	plain := Launch{Grid: sim.Dim(blocks), Block: sim.Dim(block), Args: []any{make([]int16, 4), make([]uint16, 4), 4}}
 	if _, err := RunLaunch(newSim(), usertest.Shorts, plain); err != nil {
 		t.Errorf("the same grid launched plainly: %v", err)
+	}
+}
+
+// TestCooperationNeverRefusedForGridSync: a plain launch of a kernel whose
+// twin calls grid.sync() cannot be compared (the H100 says grid.is_valid()
+// in a plain launch, the simulator does not), and is refused with why; a
+// kernel that does not grid-sync may be launched plainly.
+func TestCooperationNeverRefusedForGridSync(t *testing.T) {
+	_, err := cooperation(usertest.MirrorIfCooperative, CooperativeNever, false)
+	if err == nil || !strings.Contains(err.Error(), "grid.is_valid() is true in a plain launch") {
+		t.Fatalf("CooperativeNever on a grid.sync() kernel: %v, want a refusal naming grid.is_valid()", err)
+	}
+	if c, err := cooperation(usertest.Shorts, CooperativeNever, false); err != nil || c.on {
+		t.Fatalf("CooperativeNever on a kernel without grid.sync(): %+v, %v; want a plain launch", c, err)
 	}
 }
