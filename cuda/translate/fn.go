@@ -18,7 +18,6 @@ type fn struct {
 	names  *names
 	out    strings.Builder
 	depth  int  // indentation
-	nest   int  // blocks entered below the function body
 	inBody bool // past the kernel's prelude statements
 
 	threads  map[types.Object]bool   // the *sim.Thread variables

@@ -19,9 +19,7 @@ func (f *fn) stmts(list []ast.Stmt) {
 // the caller writes.
 func (f *fn) body(list []ast.Stmt) {
 	f.depth++
-	f.nest++
 	f.stmts(list)
-	f.nest--
 	f.depth--
 }
 
@@ -648,7 +646,6 @@ func (f *fn) ifStmt(s *ast.IfStmt) {
 	if s.Init != nil {
 		f.linef(s.Pos(), "{")
 		f.depth++
-		f.nest++
 		f.stmt(s.Init)
 	}
 	f.order(s.Cond)
@@ -667,16 +664,13 @@ func (f *fn) ifStmt(s *ast.IfStmt) {
 			f.body(b.List)
 		} else {
 			f.depth++
-			f.nest++
 			f.stmt(els)
-			f.nest--
 			f.depth--
 		}
 		break
 	}
 	f.linef(token.NoPos, "}")
 	if s.Init != nil {
-		f.nest--
 		f.depth--
 		f.linef(token.NoPos, "}")
 	}
@@ -756,7 +750,6 @@ func (f *fn) forStmt(s *ast.ForStmt, label *types.Label) {
 			wrap = true
 			f.linef(s.Pos(), "{")
 			f.depth++
-			f.nest++
 			f.stmt(s.Init)
 		}
 	}
@@ -791,7 +784,6 @@ func (f *fn) forStmt(s *ast.ForStmt, label *types.Label) {
 	}
 	f.linef(token.NoPos, "}")
 	if wrap {
-		f.nest--
 		f.depth--
 		f.linef(token.NoPos, "}")
 	}
@@ -869,7 +861,6 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		if wrap {
 			f.linef(s.Pos(), "{")
 			f.depth++
-			f.nest++
 			n := f.names.fresh("gosim_n")
 			f.linef(s.Pos(), "%s %s = %s;", ct, n, lim)
 			lim = n
@@ -899,7 +890,6 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		}
 		f.linef(token.NoPos, "}")
 		if wrap {
-			f.nest--
 			f.depth--
 			f.linef(token.NoPos, "}")
 		}
@@ -918,7 +908,6 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 				wrap = true
 				f.linef(s.Pos(), "{")
 				f.depth++
-				f.nest++
 				tmp := f.names.fresh("gosim_a")
 				f.linef(s.Pos(), "%s = %s;", f.tr.decl(xt, tmp), arr)
 				arr = tmp
@@ -959,7 +948,6 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		}
 		f.linef(token.NoPos, "}")
 		if wrap {
-			f.nest--
 			f.depth--
 			f.linef(token.NoPos, "}")
 		}
@@ -1048,7 +1036,6 @@ func (f *fn) switchStmt(s *ast.SwitchStmt, label *types.Label) {
 	tg := f.newTarget(label, false)
 	f.linef(s.Pos(), "{")
 	f.depth++
-	f.nest++
 	if s.Init != nil {
 		f.stmt(s.Init)
 	}
@@ -1162,7 +1149,6 @@ func (f *fn) switchStmt(s *ast.SwitchStmt, label *types.Label) {
 	}
 	f.targets = f.targets[:len(f.targets)-1]
 	f.breakLabel(tg)
-	f.nest--
 	f.depth--
 	f.linef(token.NoPos, "}")
 }
