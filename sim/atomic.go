@@ -96,6 +96,9 @@ var atomicStripes [256]sync.Mutex
 //go:noinline
 func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32, order MemoryOrder, f func(T) T) T {
 	if uint(i) >= uint(len(b.data)) {
+		if b.vroot != nil {
+			b.viewCheck(t, i, kind != accRead) // a misaligned view has no data
+		}
 		t.badIndex(&b.mem, i, kind != accRead)
 	}
 	w := t.w
