@@ -226,6 +226,11 @@ func (d *Device) LaunchContext(ctx context.Context, cfg Config, k Kernel) error 
 	elapsed := time.Since(start)
 	if l.abandoned {
 		d.hung.Store(true)
+		if l.prof != nil {
+			// What the workers counted stays with them (mergeStats):
+			// the profile has the launch's shape and time.
+			l.prof.finish(l, elapsed)
+		}
 		return l.result()
 	}
 	l.retireThreads()
