@@ -279,13 +279,16 @@
 // Host misuse is named: a copy of a freed buffer, or of a buffer of a
 // closed or unusable Device, is a *MisuseError; freeing a buffer twice
 // panics with one (a bug in the host code, like closing a closed channel);
-// a zero-value or nil Device is refused by every method. Inside a kernel,
-// an access to a freed buffer is a UseAfterFree finding, and an access to
-// a buffer of another Device a ForeignBuffer finding (with detection off,
-// caught at the thread's periodic check, so a thread of fewer than 4096
-// accesses may escape it). A Thread is valid only during its launch: used
-// after it, its Loads, Stores, atomics, fences, barriers and collectives
-// panic with a *MisuseError.
+// a zero-value or nil Device is refused by every method, and a nil or
+// zero-value Buffer by every host method (those that return no error
+// panic with the *MisuseError). Inside a kernel, an access to a freed
+// buffer is a UseAfterFree finding, and an access to a buffer of another
+// Device a ForeignBuffer finding (with detection off, caught at the
+// thread's periodic check, so a thread of fewer than 4096 accesses may
+// escape it). A nil pointer that reaches sim from a kernel (a nil Buffer)
+// is a KernelPanic naming the sim function. A Thread is valid only during
+// its launch: used after it, its Loads, Stores, atomics, fences, barriers
+// and collectives panic with a *MisuseError.
 //
 // A Device may be used from many goroutines: its launches and its buffers'
 // host copies run one at a time, as on one CUDA stream. (A kernel must not

@@ -1,10 +1,12 @@
 package sim_test
 
 // Misuse is named: a buffer after Free, a double Free, a buffer of another
-// Device, a Thread after its launch, a zero-value or closed Device.
+// Device, a Thread after its launch, a zero-value, closed or nil Device, a
+// nil Buffer.
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -163,5 +165,98 @@ func TestZeroValueAndClosedDeviceAreNamed(t *testing.T) {
 	wantMisuse(t, x.CopyToHost(make([]int32, 1)), "the Device is closed")
 	if err := dev.Close(); err != nil {
 		t.Errorf("closing a closed device: %v", err)
+	}
+}
+
+// wantMisusePanic runs f and wants it to panic with a *MisuseError saying
+// what.
+func wantMisusePanic(t *testing.T, name string, f func(), what string) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		err, _ := recover().(error)
+		var me *sim.MisuseError
+		if !errors.As(err, &me) || !strings.Contains(me.Error(), what) {
+			t.Errorf("%s: panic %v, want a MisuseError saying %q", name, err, what)
+		}
+	}()
+	f()
+}
+
+// A nil *Device, a nil *Buffer and a zero-value Buffer are named by the
+// methods that return errors, and by a *MisuseError panic in those that
+// return none: they used to die of a nil dereference.
+func TestNilDeviceAndBufferAreNamed(t *testing.T) {
+	var none *sim.Device
+	wantMisusePanic(t, "Counters", func() { none.Counters() }, "nil *Device")
+	wantMisusePanic(t, "Spec", func() { none.Spec() }, "nil *Device")
+	_, err := none.CooperativeLimit(cfg1(1, 32, sim.Options{}), 0)
+	wantMisuse(t, err, "nil *Device")
+	wantMisuse(t, none.Validate(cfg1(1, 32, sim.Options{})), "nil *Device")
+	wantMisuse(t, none.Close(), "nil *Device")
+	if p, err := none.LaunchProfile(cfg1(1, 32, sim.Options{}), func(*sim.Thread) {}); p != nil {
+		t.Errorf("LaunchProfile on a nil *Device returned a profile")
+	} else {
+		wantMisuse(t, err, "nil *Device")
+	}
+	_, err = sim.FromHost(none, "x", []int32{1})
+	wantMisuse(t, err, "nil *Device")
+
+	dev := sim.NewDevice(sim.H100)
+	good := zeroed[int32](t, dev, "good", 4)
+	for _, b := range []struct {
+		name, what string
+		buf        *sim.Buffer[int32]
+	}{{"nil", "nil *Buffer", nil}, {"zero", "zero-value Buffer", new(sim.Buffer[int32])}} {
+		wantMisuse(t, b.buf.CopyToHost(make([]int32, 1)), b.what)
+		wantMisuse(t, b.buf.CopyFromHost([]int32{1}), b.what)
+		wantMisuse(t, b.buf.Memset(0), b.what)
+		wantMisuse(t, b.buf.MemsetBytes(0, 1), b.what)
+		wantMisuse(t, sim.Copy(good, b.buf), b.what)
+		wantMisuse(t, sim.Copy(b.buf, good), b.what)
+		if b.buf.ToHost() != nil {
+			t.Errorf("%s: ToHost returned data", b.name)
+		}
+		wantMisusePanic(t, b.name+" Free", func() { b.buf.Free() }, b.what)
+		wantMisusePanic(t, b.name+" View", func() { b.buf.View(0, 0) }, b.what)
+		wantMisusePanic(t, b.name+" Offset", func() { b.buf.Offset(0) }, b.what)
+		wantMisusePanic(t, b.name+" Reinterpret", func() { sim.Reinterpret[uint8](b.buf) }, b.what)
+	}
+	var nb *sim.Buffer[float32]
+	if nb.Len() != 0 || nb.Name() != "" || nb.Space() != sim.GlobalSpace {
+		t.Error("a nil *Buffer's Len, Name or Space")
+	}
+	wantMisusePanic(t, "SetName", func() { nb.SetName("x") }, "nil *Buffer")
+	var r *sim.Report
+	if got := r.Error(); got != "gpusim: nil *Report" {
+		t.Errorf("a nil *Report's Error: %q", got)
+	}
+	if err := sim.WriteTrace(io.Discard, nil); err == nil || !strings.Contains(err.Error(), "nil *Profile") {
+		t.Errorf("WriteTrace of a nil *Profile: %v", err)
+	}
+	if err := sim.WriteTrace(nil); err == nil || !strings.Contains(err.Error(), "nil io.Writer") {
+		t.Errorf("WriteTrace to a nil io.Writer: %v", err)
+	}
+}
+
+// A nil *Buffer in a kernel is the launch's KernelPanic, naming the sim
+// function it reached; the test process lives on.
+func TestPanicNilBufferInKernelIsNamed(t *testing.T) {
+	var nb *sim.Buffer[int32]
+	for _, tc := range []struct {
+		name, fn string
+		o        sim.Options
+		use      func(th *sim.Thread)
+	}{
+		{"Load", "sim.(*Buffer).Load", sim.Options{}, func(th *sim.Thread) { nb.Load(th, 0) }},
+		{"Store, detection off", "sim.(*Buffer).Store", sim.Options{}.WithDetection(false), func(th *sim.Thread) { nb.Store(th, 0, 1) }},
+		{"AtomicAdd", "sim.AtomicAdd", sim.Options{}, func(th *sim.Thread) { sim.AtomicAdd(th, nb, 0, 1) }},
+	} {
+		dev := sim.NewDevice(sim.H100)
+		r := report(t, dev, cfg1(1, 1, tc.o), tc.use)
+		f := only(t, r, sim.KernelPanic)
+		if !strings.Contains(f.Detail, "nil pointer dereference in "+tc.fn+": a nil *Buffer") {
+			t.Errorf("%s: want the nil dereference in %s named:\n%v", tc.name, tc.fn, r)
+		}
 	}
 }

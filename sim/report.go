@@ -227,6 +227,9 @@ type Report struct {
 func (r *Report) Unwrap() error { return r.Stopped }
 
 func (r *Report) Error() string {
+	if r == nil {
+		return "gpusim: nil *Report"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpusim: %d finding(s)", len(r.Findings))
 	if r.Stopped != nil {
@@ -479,8 +482,58 @@ func (t *Thread) badIndex(m *mem, i int, write bool) {
 // kernelPanic records a Go panic raised by kernel code, with the kernel line
 // that raised it (the stack is still intact inside the deferred recover).
 func (w *worker) kernelPanic(t *Thread, r any) {
-	w.l.addFinding(Finding{Kind: KernelPanic, Detail: fmt.Sprint(r),
+	detail := fmt.Sprint(r)
+	if e, ok := r.(runtime.Error); ok && strings.Contains(e.Error(), "nil pointer dereference") {
+		if fn := nilEntry(); fn != "" {
+			detail += fmt.Sprintf(" in %s: a nil *Buffer, *Thread or other sim value reached it (a buffer never allocated, or an Alloc whose error was dropped?)", fn)
+		}
+	}
+	w.l.addFinding(Finding{Kind: KernelPanic, Detail: detail,
 		Current: Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "panic", Site: panicSite()}})
+}
+
+// nilEntry is, for a nil pointer dereference being recovered in a
+// deferred call, the sim function the kernel called that made it (the
+// outermost sim frame of those the fault unwinds), as "sim.(*Buffer).Load";
+// "" if the fault is not in sim.
+func nilEntry() string {
+	var pcs [64]uintptr
+	n := runtime.Callers(1, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	faulted, entry := false, ""
+	for {
+		fr, more := frames.Next()
+		inSim := strings.HasPrefix(fr.Function, simPkg) && !strings.HasSuffix(fr.File, "_test.go")
+		switch {
+		case fr.Function == "runtime.sigpanic":
+			faulted = true
+		case faulted && inSim:
+			entry = fr.Function
+		case faulted:
+			more = false
+		}
+		if !more {
+			break
+		}
+	}
+	if entry == "" {
+		return ""
+	}
+	// github.com/gpusim/gpusim/sim.(*Buffer[go.shape.float32]).Load -> sim.(*Buffer).Load
+	name := strings.TrimPrefix(entry, simPkg)
+	var b strings.Builder
+	depth := 0
+	for _, c := range name {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(c)
+		}
+	}
+	return "sim." + b.String()
 }
 
 // kernelGoexit records a thread that called runtime.Goexit, with the kernel
