@@ -748,6 +748,9 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 			floor := l.gidBase
 			if m.space == SharedSpace {
 				floor = t.blk.gidBase
+				if r.life.owner != t.blk {
+					t.otherBlockShared(m, i, opNames[kind])
+				}
 			}
 			if m.oneCell && r.shadow[i].w.gid != tagGid {
 				// (m is an allocation: a view is never oneCell.)
@@ -838,7 +841,7 @@ func (t *Thread) spinAccount(m *mem, i int, changed, strong bool) {
 			}
 		}
 	} else {
-		t.periodic(m)
+		t.periodic(m, i)
 		if l.detect || l.prof != nil {
 			t.ops--
 		} else {

@@ -290,6 +290,12 @@
 // its launch: used after it, its Loads, Stores, atomics, fences, barriers
 // and collectives panic with a *MisuseError.
 //
+// A shared array lives as long as its block: used after it (kept in a Go
+// variable past its block or its launch, on another Device, after Close)
+// it is an OutOfBounds finding naming the array and its ended block, and
+// used by another block, with detection on, one naming both blocks. A
+// view of it kept so is found at the periodic check with detection off.
+//
 // A Device may be used from many goroutines: its launches and its buffers'
 // host copies run one at a time, as on one CUDA stream. (A kernel must not
 // call a host copy of its own Device: the copy waits for the launch, and

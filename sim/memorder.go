@@ -259,6 +259,7 @@ func (t *Thread) strongAccess(m *mem, i int, kind accKind, flags uint32) site {
 		floor := l.gidBase
 		if m.space == SharedSpace {
 			floor = t.blk.gidBase
+			t.checkShared(m, i, opNames[kind])
 		}
 		t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.strongCheck(r, m, i, c, kind, s, flags, floor) })
 	}

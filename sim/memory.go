@@ -59,14 +59,15 @@ type mem struct {
 	n        int
 	dev      *Device
 	freed    bool
+	lapsed   bool   // a shared array whose block has ended (shared.go)
+	initAll  bool   // see init
 	bytes    int64  // n * elemSize, what the device accounts for
 	release  func() // drops the elements (Free, Device.Close)
 
 	// init has one bit per shadow unit (shadow.go), set when the host or
 	// a kernel wrote it. initAll short-cuts it after a launch that ran
 	// without detection, whose writes were not tracked.
-	init    []uint64
-	initAll bool
+	init []uint64
 
 	// Detection's shadow memory, on allocations only (a view uses its
 	// allocation's; see shadow.go). unit is its granule in bytes; oneCell
@@ -92,6 +93,12 @@ type mem struct {
 	// has a bit per chunk an epoch saved (speculate.go).
 	raw  unsafe.Pointer
 	undo atomic.Pointer[[]uint32]
+
+	// life is a shared array's block slot and the block it belonged to
+	// last (shared.go); nil for a global buffer. (initAll shares freed's
+	// word, so that mem stays 256 bytes: a Buffer's data starts a cache
+	// line, in a size class of 64-byte multiples.)
+	life *sharedLife
 }
 
 // setInit marks element i of m (an allocation or a view) initialised.
@@ -134,8 +141,9 @@ func (m *mem) setAllInit() {
 type Buffer[T Storable] struct {
 	mem
 	data []T
-	// vdata is a misaligned view's elements: its data is empty, so that
-	// every access takes the slow path that reports it.
+	// vdata is a misaligned view's elements, or a lapsed shared array's
+	// (shared.go): its data is empty, so that every access takes the slow
+	// path that reports it.
 	vdata []T
 }
 

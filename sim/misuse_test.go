@@ -1,13 +1,14 @@
 package sim_test
 
 // Misuse is named: a buffer after Free, a double Free, a buffer of another
-// Device, a Thread after its launch, a zero-value, closed or nil Device, a
-// nil Buffer.
+// Device, a Thread after its launch, a shared array after its block, a
+// zero-value, closed or nil Device, a nil Buffer.
 
 import (
 	"errors"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -165,6 +166,119 @@ func TestZeroValueAndClosedDeviceAreNamed(t *testing.T) {
 	wantMisuse(t, x.CopyToHost(make([]int32, 1)), "the Device is closed")
 	if err := dev.Close(); err != nil {
 		t.Errorf("closing a closed device: %v", err)
+	}
+}
+
+// A shared array kept past its block (in a Go variable) and used in a later
+// launch, on another Device, after its Device's Close, or by a later block
+// of the same launch that did not declare it: on the GPU the pointer is
+// into a dead block's shared memory. It is an OutOfBounds finding naming
+// the array and its ended block, with detection on or off; it used to read
+// the stale 42, or report races between blocks on one array.
+func TestSharedArrayKeptPastItsBlockIsNamed(t *testing.T) {
+	wantEnded := func(t *testing.T, r *sim.Report, site string) {
+		t.Helper()
+		f := only(t, r, sim.OutOfBounds)
+		if f.Memory != "s" || f.Space != sim.SharedSpace || f.Current.Site != site ||
+			!strings.Contains(f.Detail, `shared array "s" belongs to block (0), which has ended`) {
+			t.Errorf("want the ended block's array named at %s:\n%v", site, r)
+		}
+	}
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[float32](t, dev, "out", 1)
+		var kept *sim.Buffer[float32]
+		if r := report(t, dev, cfg1(1, 1, o), func(th *sim.Thread) {
+			kept = sim.Shared[float32](th, "s", 4)
+			kept.Store(th, 0, 42)
+		}); r != nil {
+			t.Fatal(r)
+		}
+		r := report(t, dev, cfg1(2, 32, o), func(th *sim.Thread) {
+			v := kept.Load(th, 0) //@keptShared
+			out.Store(th, 0, v)
+		})
+		wantEnded(t, r, at(t, "keptShared"))
+		if got := out.ToHost()[0]; got != 0 {
+			t.Errorf("detection %v: a later launch read %v from the ended block's array", o.Detection(), got)
+		}
+		other := sim.NewDevice(sim.H100)
+		wantEnded(t, report(t, other, cfg1(1, 1, o), func(th *sim.Thread) {
+			kept.Store(th, 1, 1) //@keptSharedOther
+		}), at(t, "keptSharedOther"))
+		dev.Close()
+		wantEnded(t, report(t, other, cfg1(1, 1, o), func(th *sim.Thread) {
+			sim.AtomicAdd(th, kept, 2, 1) //@keptSharedClosed
+		}), at(t, "keptSharedClosed"))
+
+		// Within one launch: block 1 runs in block 0's slot after it and
+		// declares nothing.
+		dev = sim.NewDevice(sim.H100)
+		var mine *sim.Buffer[float32]
+		wantEnded(t, report(t, dev, cfg1(2, 1, o), func(th *sim.Thread) {
+			if th.BlockIdx.X == 0 {
+				mine = sim.Shared[float32](th, "s", 4)
+				mine.Store(th, 0, 1)
+				return
+			}
+			mine.Load(th, 0) //@keptSharedLater
+		}), at(t, "keptSharedLater"))
+	}
+}
+
+// A view of a shared array kept past its launch shares the array's
+// elements; its accesses are checked on the array: at once with detection
+// on, at the periodic check with it off.
+func TestSharedViewKeptPastItsLaunchIsNamed(t *testing.T) {
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		var kept *sim.Buffer[int32]
+		cfg := cfg1(1, 1, o)
+		cfg.SharedBytes = 64
+		if r := report(t, dev, cfg, func(th *sim.Thread) {
+			kept = sim.Reinterpret[int32](sim.DynamicShared[float32](th, "d")).Offset(2)
+			kept.Store(th, 0, 7)
+		}); r != nil {
+			t.Fatal(r)
+		}
+		loads := 0
+		r := report(t, dev, cfg, func(th *sim.Thread) {
+			for i := 0; i < 5000; i++ {
+				kept.Load(th, 0) //@keptSharedView
+				loads++
+			}
+		})
+		f := only(t, r, sim.OutOfBounds)
+		if f.Memory != "d" || f.Current.Site != at(t, "keptSharedView") || !strings.Contains(f.Detail, "which has ended") || loads > 4096 {
+			t.Errorf("detection %v: %d loads, want the ended block's array named at %s within 4096:\n%v", o.Detection(), loads, at(t, "keptSharedView"), r)
+		}
+	}
+}
+
+// A block reaches only its own shared memory: block 1 reading block 0's
+// array (through a Go variable) while block 0 runs is named, where it used
+// to read block 0's value.
+func TestOutOfBoundsSharedArrayOfAnotherBlock(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	flag := zeroed[int32](t, dev, "flag", 1)
+	var kept atomic.Pointer[sim.Buffer[int32]]
+	r := report(t, dev, cfg1(2, 1, sim.Options{}), func(th *sim.Thread) {
+		s := sim.Shared[int32](th, "s", 1)
+		if th.BlockIdx.X == 0 {
+			s.Store(th, 0, 7)
+			kept.Store(s)
+			for sim.AtomicAdd(th, flag, 0, 0) == 0 {
+				// Block 0 waits: the scheduler admits block 1.
+			}
+			return
+		}
+		kept.Load().Load(th, 0) //@otherBlockShared
+		sim.AtomicAdd(th, flag, 0, 1)
+	})
+	f := only(t, r, sim.OutOfBounds)
+	if f.Memory != "s" || f.Current.Block != (sim.Dim3{X: 1}) || f.Current.Site != at(t, "otherBlockShared") ||
+		!strings.Contains(f.Detail, `shared array "s" belongs to block (0): a thread of block (1) cannot reach it`) {
+		t.Errorf("want block (1)'s access to block (0)'s array at %s:\n%v", at(t, "otherBlockShared"), r)
 	}
 }
 

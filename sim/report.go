@@ -17,7 +17,7 @@ const (
 	BarrierDivergence                 // threads of a block at different barriers, or passing one by
 	WarpDivergence                    // lanes meeting in different warp collectives, or a mask without the caller (fatal)
 	Deadlock                          // no thread can make progress (includes livelock)
-	OutOfBounds                       // an index outside a buffer (fatal: the launch is aborted)
+	OutOfBounds                       // an index outside a buffer, or a shared array outside its block (fatal: the launch is aborted)
 	KernelPanic                       // a Go panic in the kernel (fatal)
 	InvalidShared                     // shared memory declared inconsistently or beyond the limits (fatal)
 	InvalidShuffle                    // a shuffle reads a lane outside the mask, or one that exited or does not exist, or has an undefined width
@@ -465,11 +465,22 @@ func (t *Thread) badIndex(m *mem, i int, write bool) {
 	if write {
 		op = "write"
 	}
+	t.badAccess(m, i, op)
+}
+
+// badAccess is badIndex for an access named op.
+func (t *Thread) badAccess(m *mem, i int, op string) {
 	s := t.w.sites.callerSite()
 	f := Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Index: i,
 		Detail:  fmt.Sprintf("index %d outside [0,%d)", i, m.n),
 		Current: threadAccess(t, op, s)}
+	root := m
+	if m.vroot != nil {
+		root = m.vroot
+	}
 	switch {
+	case root.lapsed:
+		f.Detail = root.lapsedDetail()
 	case m.freed:
 		f.Kind, f.Detail = UseAfterFree, fmt.Sprintf("buffer %q was freed before the kernel used it", m.name)
 	case m.space == GlobalSpace && m.dev != t.w.l.dev:
@@ -477,6 +488,12 @@ func (t *Thread) badIndex(m *mem, i int, write bool) {
 	}
 	t.w.l.addFinding(f)
 	panic(abortKernel{})
+}
+
+// lapsedDetail says that shared array m is used after its block ended.
+func (m *mem) lapsedDetail() string {
+	return fmt.Sprintf("shared array %q belongs to block %s, which has ended (the array was kept past its block's kernel call, or its launch): on the GPU the pointer is into a dead block's shared memory",
+		m.name, m.life.lapsedIn.IndexString())
 }
 
 // kernelPanic records a Go panic raised by kernel code, with the kernel line

@@ -771,6 +771,7 @@ func (w *worker) retire(b *block) {
 	if w.l.prof != nil {
 		w.profRetire(b)
 	}
+	b.lapseShared()
 	for i, x := range w.blocks {
 		if x == b {
 			w.blocks = append(w.blocks[:i], w.blocks[i+1:]...)
@@ -786,6 +787,16 @@ func (w *worker) retire(b *block) {
 	}
 	if p := w.l.prog; p != nil {
 		p.done.Add(1)
+	}
+}
+
+// lapseShared ends the life of the shared arrays the block declared.
+func (b *block) lapseShared() {
+	for _, a := range b.static[:b.declared] {
+		a.lapse()
+	}
+	if b.dynamic != nil {
+		b.dynamic.lapse()
 	}
 }
 

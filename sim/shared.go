@@ -9,14 +9,85 @@ import (
 type sharedArray interface {
 	reset(detect bool)
 	base() *mem
+	lapse()
 }
+
+// A shared array lives while its block runs. The array of a block slot
+// (block) is reused by the next block the slot runs, once that block
+// declares it: from the end of the block that declared it until then, it
+// has lapsed: its elements are parked in vdata, as a misaligned view's
+// are, and its length is 0, so that every access to it (through a pointer
+// kept past its block, its launch or its Device) takes the slow path,
+// which reports it (badIndex). Views of it keep its elements: they are
+// checked in Load and Store's slow path (viewCheck) and periodic check
+// (checkShared).
+
+// sharedLife is what a shared array knows of its blocks.
+type sharedLife struct {
+	owner    *block // the block slot that declares it
+	lapsedIn Dim3   // the block it belonged to last, for reports
+}
+
+// lapse ends the array's life with its block's.
+func (b *Buffer[T]) lapse() {
+	if b.lapsed {
+		return
+	}
+	b.life.lapsedIn = b.life.owner.idx
+	b.vdata, b.data, b.n, b.lapsed = b.data, nil, 0, true
+}
+
+// checkShared reports an access (op) of element i of shared array m (or a
+// view of one) that the thread's block cannot make: the array has lapsed,
+// or is another block's.
+func (t *Thread) checkShared(m *mem, i int, op string) {
+	r := m
+	if m.vroot != nil {
+		r = m.vroot
+	}
+	if r.lapsed {
+		t.badAccess(m, i, op)
+	}
+	if r.life.owner != t.blk {
+		t.otherBlockShared(m, i, op)
+	}
+}
+
+// otherBlockShared reports an access (op) to another block's live shared
+// array (a pointer passed through global memory or a Go variable) and ends
+// the launch: a block reaches only its own shared memory.
+//
+//go:noinline
+func (t *Thread) otherBlockShared(m *mem, i int, op string) {
+	r := m
+	if m.vroot != nil {
+		r = m.vroot
+	}
+	t.w.l.addFinding(Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Index: i,
+		Detail: fmt.Sprintf("shared array %q belongs to block %s: a thread of block %s cannot reach it (on the GPU the address is in its own block's shared memory)",
+			m.name, r.life.owner.idx.IndexString(), t.BlockIdx.IndexString()),
+		Current: threadAccess(t, op, t.w.sites.callerSite())})
+	panic(abortKernel{})
+}
+
+// revive makes a lapsed array its slot's new block's.
+func (b *Buffer[T]) revive() {
+	if !b.lapsed {
+		return
+	}
+	b.data, b.n, b.vdata, b.lapsed = b.vdata, len(b.vdata), nil, false
+}
+
+// sharedLen is the array's length, lapsed or not.
+func (b *Buffer[T]) sharedLen() int { return max(len(b.data), len(b.vdata)) }
 
 func (b *Buffer[T]) reset(detect bool) {
 	clear(b.data)
+	clear(b.vdata)
 	clear(b.init)
 	b.initAll = false
 	if detect && b.shadow == nil {
-		b.shadow = make([]cell, b.units())
+		b.shadow = make([]cell, (b.sharedLen()*b.elemSize+b.unit-1)/b.unit)
 	}
 	// Records of the block that used the array before are told apart by
 	// their gids (hbView.floor), not cleared; side tables are.
@@ -88,14 +159,15 @@ func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	b.declared++
 	b.staticB += n * size
 	if k < len(b.static) {
-		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
+		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && arr.sharedLen() == n {
+			arr.revive()
 			return arr
 		}
-		arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect, false)
+		arr := newSharedBuffer[T](t.w.l.dev, b, name, n, t.w.l.detect, false)
 		b.static[k] = arr
 		return arr
 	}
-	arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect, false)
+	arr := newSharedBuffer[T](t.w.l.dev, b, name, n, t.w.l.detect, false)
 	b.static = append(b.static, arr)
 	return arr
 }
@@ -107,21 +179,23 @@ func DynamicShared[T Storable](t *Thread, name string) *Buffer[T] {
 	b := t.blk
 	if b.dynamic != nil {
 		if arr, ok := b.dynamic.(*Buffer[T]); ok {
+			arr.revive() // (at the block's first call)
 			arr.name = name
 			return arr
 		}
 		t.sharedError(fmt.Sprintf("dynamic shared memory viewed as %T here but as another type elsewhere", *new(T)))
 	}
 	var zero T
-	arr := newSharedBuffer[T](t.w.l.dev, name, t.w.l.dynSh/int(unsafe.Sizeof(zero)), t.w.l.detect, true)
+	arr := newSharedBuffer[T](t.w.l.dev, b, name, t.w.l.dynSh/int(unsafe.Sizeof(zero)), t.w.l.detect, true)
 	b.dynamic = arr
 	return arr
 }
 
-func newSharedBuffer[T Storable](d *Device, name string, n int, detect, dynamic bool) *Buffer[T] {
+// newSharedBuffer makes a shared array of block slot owner.
+func newSharedBuffer[T Storable](d *Device, owner *block, name string, n int, detect, dynamic bool) *Buffer[T] {
 	var zero T
 	arr := &Buffer[T]{data: makeStorage[T](n)}
-	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d}
+	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d, life: &sharedLife{owner: owner}}
 	arr.initRoot(dynamic)
 	if detect {
 		arr.shadow = make([]cell, arr.units())

@@ -167,14 +167,18 @@ func (t *Thread) resumeWatch() {
 }
 
 // periodic is the work of a thread's spin-check period (every
-// defaultBudget accesses, or spinOps): the watchdog's beat, the stack-depth
-// limit, and the check that a buffer belongs to the launch's Device, which
-// the fast path of Load and Store leaves out.
-func (t *Thread) periodic(m *mem) {
+// defaultBudget accesses, or spinOps), on its access of element i of m:
+// the watchdog's beat, the stack-depth limit, and the checks that the fast
+// path of Load and Store leaves out: that a global buffer belongs to the
+// launch's Device, and that a shared array is the thread's block's.
+func (t *Thread) periodic(m *mem, i int) {
 	w := t.w
 	w.beat.Add(1)
 	if m.space == GlobalSpace && m.dev != w.l.dev {
 		t.foreign(m)
+	}
+	if m.space == SharedSpace {
+		t.checkShared(m, i, "access") // (a read or a write: the fast path does not say)
 	}
 	if d := w.l.maxDepth; d > 0 {
 		var pc [1]uintptr
