@@ -95,15 +95,16 @@ var atomicStripes [256]sync.Mutex
 //
 //go:noinline
 func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32, order MemoryOrder, f func(T) T) T {
+	w := t.w
+	if w.cur != t || !onStack(w.g) || w.l.aborted.Load() {
+		t.ownSlow()          // own, written out, as in barrier
+		panic("unreachable") // (ownSlow does not return: rmw's arguments need no saving for it)
+	}
 	if uint(i) >= uint(len(b.data)) {
 		if b.vroot != nil {
 			b.viewCheck(t, i, kind != accRead) // a misaligned view has no data
 		}
 		t.badIndex(&b.mem, i, kind != accRead)
-	}
-	w := t.w
-	if w.l.aborted.Load() {
-		t.halt()
 	}
 	if w.l.epoch != nil {
 		t.specAbort("an atomic or strong operation")
@@ -183,10 +184,8 @@ func (t *Thread) ThreadFence() { t.fence(false) }
 func (t *Thread) ThreadFenceBlock() { t.fence(true) }
 
 func (t *Thread) fence(blockScope bool) {
+	t.own()
 	w := t.w
-	if w.l.aborted.Load() {
-		t.halt()
-	}
 	if w.l.epoch != nil {
 		t.specAbort("a fence")
 	}

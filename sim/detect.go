@@ -708,10 +708,12 @@ func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 //go:noinline
 func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 	// The launch's end first: a Thread kept past it learns so here, also
-	// with an index out of bounds.
+	// with an index out of bounds. A Thread whose thread does not run is
+	// used by another (owner.go); the goroutine that uses a running one is
+	// checked at the periodic check.
 	l := t.w.l
-	if l.aborted.Load() {
-		t.halt()
+	if l.aborted.Load() || t.state != stRunning {
+		t.ownSlow()
 	}
 	if uint(i) >= uint(m.n) {
 		t.badIndex(m, i, kind != accRead)

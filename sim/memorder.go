@@ -181,10 +181,12 @@ func intOnly[T Elem](op string) {
 // its own; acq_rel and seq_cst do both, as __threadfence does; relaxed does
 // nothing.
 func (t *Thread) AtomicThreadFence(order MemoryOrder, scope ThreadScope) {
+	t.own()
 	if order == MemoryOrderRelaxed {
 		return
 	}
 	w := t.w
+	w.tick()
 	w.stats.Fences++
 	if w.l.opts.schedule == RandomOrder {
 		t.yield()
@@ -221,6 +223,7 @@ func (t *Thread) ThreadFenceSystem() { t.fence(false) }
 // loop lets the threads it waits for make progress (and one that waits for
 // what never happens is reported as a livelock).
 func (t *Thread) Nanosleep(ns uint32) {
+	t.own()
 	w := t.w
 	if w.l.opts.schedule == RandomOrder {
 		t.yield()

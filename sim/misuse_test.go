@@ -1,13 +1,15 @@
 package sim_test
 
 // Misuse is named: a buffer after Free, a double Free, a buffer of another
-// Device, a Thread after its launch, a shared array after its block, a
-// zero-value, closed or nil Device, a nil Buffer.
+// Device, a Thread after its launch, after its thread returned, from
+// another thread or goroutine, a shared array after its block, a zero-value,
+// closed or nil Device, a nil Buffer.
 
 import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -126,6 +128,16 @@ func TestThreadUsedAfterLaunchIsNamed(t *testing.T) {
 		func() { kept.SyncThreads() },
 		func() { kept.ThreadFence() },
 		func() { sim.ShflSync(kept, sim.FullMask, int32(1), 0) },
+		// These crashed with a nil dereference, or switched a
+		// coroutine from the host ("yield called again before next").
+		func() { kept.ActiveMask() },
+		func() { kept.Nanosleep(1) },
+		func() { sim.Shared[int32](kept, "s", 4) },
+		func() { sim.DynamicShared[int32](kept, "d") },
+		func() { kept.AtomicThreadFence(sim.MemoryOrderSeqCst, sim.ThreadScopeDevice) },
+		func() { x.LoadVolatile(kept, 0) },
+		func() { sim.Ldg(kept, x, 0) },
+		func() { sim.TiledPartition(sim.ThisThreadBlock(kept), 64).Sync() },
 	} {
 		func() {
 			defer func() {
@@ -166,6 +178,200 @@ func TestZeroValueAndClosedDeviceAreNamed(t *testing.T) {
 	wantMisuse(t, x.CopyToHost(make([]int32, 1)), "the Device is closed")
 	if err := dev.Close(); err != nil {
 		t.Errorf("closing a closed device: %v", err)
+	}
+}
+
+// A thread that uses another thread's Thread (kept in a variable the
+// threads share) is a KernelPanic of the thread that uses it, naming both:
+// its accesses were checked, and counted, as the other thread's, and the
+// race between the threads' stores below went unreported. With detection
+// on a Load or Store finds it at once; with it off, at the periodic check.
+// Atomics, fences and barriers find it at once.
+func TestThreadOfAnotherThreadIsNamed(t *testing.T) {
+	det, off := sim.Options{}, sim.Options{}.WithDetection(false)
+	for _, tc := range []struct {
+		name string
+		o    sim.Options
+		use  func(first *sim.Thread, x *sim.Buffer[int32], v int32)
+	}{
+		{"store", det, func(first *sim.Thread, x *sim.Buffer[int32], v int32) {
+			x.Store(first, 0, v) //@otherStore
+		}},
+		{"store, detection off", off, func(first *sim.Thread, x *sim.Buffer[int32], v int32) {
+			for i := 0; i < 5000; i++ {
+				x.Store(first, 0, v) //@otherStoreOff
+			}
+		}},
+		{"atomic, detection off", off, func(first *sim.Thread, x *sim.Buffer[int32], v int32) {
+			sim.AtomicAdd(first, x, 0, v) //@otherAtomic
+		}},
+		{"barrier", det, func(first *sim.Thread, x *sim.Buffer[int32], v int32) {
+			first.SyncThreads() //@otherBarrier
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			x := zeroed[int32](t, dev, "x", 1)
+			var first *sim.Thread
+			r := report(t, dev, cfg1(1, 64, tc.o), func(th *sim.Thread) {
+				if th.ThreadIdx.X == 0 {
+					first = th
+				}
+				th.SyncThreads()
+				tc.use(first, x, int32(th.ThreadIdx.X))
+			})
+			f := only(t, r, sim.KernelPanic)
+			marker := map[string]string{"store": "otherStore", "store, detection off": "otherStoreOff",
+				"atomic, detection off": "otherAtomic", "barrier": "otherBarrier"}[tc.name]
+			if f.Current.Thread != (sim.Dim3{X: 1}) || f.Current.Site != at(t, marker) ||
+				!strings.Contains(f.Detail, "thread (1) of block (0) uses the Thread of thread (0) of block (0)") {
+				t.Errorf("want thread (1)'s misuse of thread (0)'s Thread at %s:\n%v", at(t, marker), r)
+			}
+		})
+	}
+}
+
+// A kernel that hands its Thread to goroutines it starts: their first
+// atomic or barrier, or a Load or Store within the periodic check's 4096
+// accesses, panics there with a *MisuseError (the goroutines recover it
+// here), and the launch reports it as a KernelPanic and ends. It used to
+// run the atomics unsynchronised on the worker's state (4 goroutines of
+// 1000 AtomicAdds added 119748 instead of 128000) and switch the thread's
+// coroutine from the wrong goroutine.
+func TestThreadFromGoroutineIsNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		o          sim.Options
+		goroutines int
+		use        func(th *sim.Thread, x *sim.Buffer[int32]) int
+	}{
+		{"atomics", sim.Options{}.WithDetection(false), 4, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+			for i := 0; i < 1000; i++ {
+				sim.AtomicAdd(th, x, 0, 1) //@goAtomic
+			}
+			return 1000
+		}},
+		{"atomics, detection on", sim.Options{}, 4, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+			for i := 0; i < 1000; i++ {
+				sim.AtomicAdd(th, x, 0, 1) //@goAtomicDet
+			}
+			return 1000
+		}},
+		{"stores", sim.Options{}, 1, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+			for i := 0; i < 5000; i++ {
+				x.Store(th, 1, int32(i)) //@goStore
+			}
+			return 5000
+		}},
+		{"barrier", sim.Options{}, 1, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+			th.SyncThreads() //@goBarrier
+			return 1
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			x := zeroed[int32](t, dev, "x", 2)
+			var mu sync.Mutex
+			var recovered []any
+			r := report(t, dev, cfg1(1, 32, tc.o), func(th *sim.Thread) {
+				var wg sync.WaitGroup
+				for k := 0; k < tc.goroutines; k++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						defer func() {
+							mu.Lock()
+							recovered = append(recovered, recover())
+							mu.Unlock()
+						}()
+						tc.use(th, x)
+					}()
+				}
+				wg.Wait()
+			})
+			if len(recovered) != tc.goroutines {
+				t.Fatalf("%d goroutines ended, want %d", len(recovered), tc.goroutines)
+			}
+			for _, p := range recovered {
+				err, _ := p.(error)
+				wantMisuse(t, err, "the Thread of thread (0) of block (0) is used from a goroutine that runs no kernel thread")
+			}
+			f := only(t, r, sim.KernelPanic)
+			marker := map[string]string{"atomics": "goAtomic", "atomics, detection on": "goAtomicDet",
+				"stores": "goStore", "barrier": "goBarrier"}[tc.name]
+			if f.Current.Thread != (sim.Dim3{}) || f.Current.Site != at(t, marker) || f.Count != tc.goroutines || !r.Aborted {
+				t.Errorf("want the misuse by every goroutine at %s, ending the launch:\n%v", at(t, marker), r)
+			}
+			if got := x.ToHost()[0]; got != 0 {
+				t.Errorf("x[0] = %d: the goroutines' atomics ran", got)
+			}
+		})
+	}
+}
+
+// A goroutine that keeps a Thread past its thread's return and uses it
+// while the launch runs later blocks, which reuse the Thread's slot: the
+// use is named, whether the slot's thread has returned or is running (its
+// goroutine waits on the channel below), where it used to act as the
+// slot's new thread.
+func TestThreadUsedAfterItsThreadReturnedIsNamed(t *testing.T) {
+	for _, running := range []bool{false, true} {
+		dev := sim.NewDevice(sim.H100)
+		x := zeroed[int32](t, dev, "x", 1)
+		later, done := make(chan struct{}), make(chan any)
+		waiter := 5 // the thread of block 3 that lets the goroutine go, and waits for it
+		if running {
+			waiter = 0 // the slot's own new thread
+		}
+		r := report(t, dev, cfg1(6, 32, sim.Options{}.WithDetection(false)), func(th *sim.Thread) {
+			if th.BlockIdx.X == 0 && th.ThreadIdx.X == 0 {
+				go func() {
+					defer func() { done <- recover() }()
+					<-later
+					sim.AtomicAdd(th, x, 0, 1) //@keptAtomic
+				}()
+				return
+			}
+			if th.BlockIdx.X == 3 && th.ThreadIdx.X == waiter {
+				close(later)
+				<-done
+			}
+		})
+		f := only(t, r, sim.KernelPanic)
+		if f.Current.Site != at(t, "keptAtomic") || !strings.Contains(f.Detail, "is used from a goroutine that runs no kernel thread") {
+			t.Errorf("running %v: want the kept Thread's use at %s:\n%v", running, at(t, "keptAtomic"), r)
+		}
+		if x.ToHost()[0] != 0 {
+			t.Errorf("running %v: the kept Thread's atomic ran", running)
+		}
+	}
+}
+
+// A kernel of one Device that uses the Thread of a kernel running on
+// another (handed over a channel while its thread waits): a KernelPanic of
+// the kernel that uses it.
+func TestThreadOfAnotherLaunchIsNamed(t *testing.T) {
+	devA, devB := sim.NewDevice(sim.H100), sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, devB, "x", 1)
+	handed, back := make(chan *sim.Thread), make(chan struct{})
+	errA := make(chan error, 1)
+	go func() {
+		errA <- devA.Launch(cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+			handed <- th
+			<-back
+		})
+	}()
+	r := report(t, devB, cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+		defer close(back)
+		other := <-handed
+		sim.AtomicAdd(other, x, 0, 1) //@otherLaunch
+	})
+	f := only(t, r, sim.KernelPanic)
+	if f.Current.Site != at(t, "otherLaunch") || !strings.Contains(f.Detail, "another kernel thread uses the Thread of thread (0) of block (0)") {
+		t.Errorf("want the other launch's Thread named at %s:\n%v", at(t, "otherLaunch"), r)
+	}
+	if err := <-errA; err != nil {
+		t.Errorf("the launch whose Thread was used: %v", err)
 	}
 }
 

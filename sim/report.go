@@ -348,6 +348,11 @@ func (l *launch) addFinding(f Finding) {
 	l.mu.Lock()
 	l.findings.add(f)
 	l.mu.Unlock()
+	if f.Kind.Fatal() {
+		// Every thread's next call into sim stops it, the one that
+		// found it too if the kernel recovers the panic that unwinds it.
+		l.aborted.Store(true)
+	}
 }
 
 // raceKey is what makes two race findings one (Finding.key) before any
@@ -565,9 +570,15 @@ func (w *worker) kernelGoexit(t *Thread) {
 // through a deferred recover (two frames up) came from: the innermost frame
 // outside the runtime, sim and the standard library, or the innermost
 // outside the runtime and sim if there is none.
-func panicSite() string {
+func panicSite() string { return outerSite(4) }
+
+// outerSite is the line of the innermost frame of the calling goroutine's
+// stack, skip frames up (as runtime.Callers counts them), that is outside
+// the runtime, sim and the standard library, or the innermost outside the
+// runtime and sim if there is none.
+func outerSite(skip int) string {
 	var pcs [32]uintptr
-	n := runtime.Callers(4, pcs[:])
+	n := runtime.Callers(skip+1, pcs[:])
 	where, lib := "", ""
 	frames := runtime.CallersFrames(pcs[:n])
 	for {

@@ -108,7 +108,7 @@ func (b *Buffer[T]) base() *mem { return &b.mem }
 func Shared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	b := t.blk
 	k := t.shDecl
-	if k < b.declared {
+	if k < b.declared && t.state == stRunning {
 		// The array another thread of the block declared already.
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
 			t.shDecl++
@@ -124,6 +124,7 @@ func Shared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 //
 //go:noinline
 func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
+	t.own()
 	b := t.blk
 	k := t.shDecl
 	t.shDecl++
@@ -176,6 +177,7 @@ func declareShared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 // __shared__ T name[]`), sized by the launch's SharedBytes: its length is
 // SharedBytes / sizeof(T). Every call in a launch must use one element type.
 func DynamicShared[T Storable](t *Thread, name string) *Buffer[T] {
+	t.own()
 	b := t.blk
 	if b.dynamic != nil {
 		if arr, ok := b.dynamic.(*Buffer[T]); ok {
@@ -213,6 +215,7 @@ func (t *Thread) sharedError(msg string) {
 // `__shared__ T name[rows][cols]`, laid out row-major as CUDA's: element
 // [r][c] is index r*cols + c. It is declared like Shared.
 func Shared2D[T Storable](t *Thread, name string, rows, cols int) *Buffer[T] {
+	t.own()
 	if rows < 0 || cols < 0 || cols > 0 && rows > t.w.l.spec.SharedPerBlock/cols {
 		t.sharedError(fmt.Sprintf("shared array %q [%d][%d] has a negative dimension or exceeds the per-block limit", name, rows, cols))
 	}
