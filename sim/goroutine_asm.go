@@ -16,4 +16,12 @@ import "unsafe"
 func curG() unsafe.Pointer
 
 // onStack reports whether the caller runs on goroutine g (stackHolds).
-func onStack(g unsafe.Pointer) bool { return stackHolds(g) }
+// Under the race detector every load in stackHolds calls into the
+// detector, and a call may grow (move) the stack between reading the stack
+// pointer and the bounds, so there it compares curG.
+func onStack(g unsafe.Pointer) bool {
+	if raceDetector {
+		return curG() == g
+	}
+	return stackHolds(g)
+}
