@@ -100,12 +100,16 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 	if w, j, ok := b.outside(i); ok {
 		return rmw(t, w, j, kind, flags, order, f)
 	}
-	if uint(i) >= uint(len(b.data)) {
-		t.badIndex(&b.mem, i, kind != accRead)
-	}
 	w := t.w
-	if w.l.aborted.Load() {
-		t.halt()
+	if w.cur != t || !onStack(w.g) || w.l.aborted.Load() {
+		t.ownSlow()          // own, written out, as in barrier
+		panic("unreachable") // (ownSlow does not return: rmw's arguments need no saving for it)
+	}
+	if uint(i) >= uint(len(b.data)) {
+		if b.vroot != nil {
+			b.viewCheck(t, i, kind != accRead) // a misaligned view has no data
+		}
+		t.badIndex(&b.mem, i, kind != accRead)
 	}
 	if w.l.epoch != nil {
 		t.specAbort("an atomic or strong operation")
@@ -185,10 +189,8 @@ func (t *Thread) ThreadFence() { t.fence(false) }
 func (t *Thread) ThreadFenceBlock() { t.fence(true) }
 
 func (t *Thread) fence(blockScope bool) {
+	t.own()
 	w := t.w
-	if w.l.aborted.Load() {
-		t.halt()
-	}
 	if w.l.epoch != nil {
 		t.specAbort("a fence")
 	}

@@ -47,12 +47,12 @@ func (t *Thread) barLive() int { return int(t.collRes) }
 //go:noinline
 func (t *Thread) barrier(kind barKind, pred bool) int {
 	w := t.w
+	if w.cur != t || !onStack(w.g) || w.l.aborted.Load() {
+		t.ownSlow() // own, written out: the call was a percent of a barrier
+	}
 	b := t.blk
 	cls := w.sites.entrySite(callerPCs01()) // barrier <- SyncThreads (inlined or not) <- the kernel
 	s := cls.site
-	if w.l.aborted.Load() {
-		t.halt()
-	}
 	w.tick()
 	w.syncArrival(t)
 	w.stats.Barriers++
@@ -82,7 +82,7 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 	} else if w.l.opts.warpModel == Lockstep {
 		w.lockstepCheck(b, t.warp)
 	}
-	t.suspend()
+	t.suspendOwned()
 	t.state = stRunning
 	return t.barCount
 }

@@ -145,6 +145,7 @@ func (c *Constant[T]) slowOn(t *Thread) *Buffer[T] {
 //
 //go:noinline
 func (c *Constant[T]) Store(t *Thread, i int, v T) {
+	t.own()
 	t.w.l.addFinding(Finding{Kind: ConstantWrite, Space: ConstantSpace, Memory: c.name, Index: i,
 		Detail:  fmt.Sprintf("constant %q is read-only in kernels; the host writes it (CopyFromHost, cudaMemcpyToSymbol)", c.name),
 		Current: threadAccess(t, "write", t.w.sites.callerSite())})

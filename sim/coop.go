@@ -299,6 +299,7 @@ type CoalescedGroup struct {
 // CoalescedThreads is cg::coalesced_threads(): the lanes of the caller's
 // warp that are converged with it, as __activemask() gives them.
 func CoalescedThreads(t *Thread) CoalescedGroup {
+	t.own()
 	return CoalescedGroup{t: t, mask: t.converge(t.w.sites.callerSite()), metaN: 1}
 }
 
@@ -312,7 +313,10 @@ func CoalescedThreads(t *Thread) CoalescedGroup {
 // its warp then waiting at the same call (the same source line) are the
 // ones converged. Lanes that took another branch, wait at a barrier or a
 // collective, spin, or have exited are not. ActiveMask orders no memory.
-func (t *Thread) ActiveMask() uint32 { return t.converge(t.w.sites.callerSite()) }
+func (t *Thread) ActiveMask() uint32 {
+	t.own()
+	return t.converge(t.w.sites.callerSite())
+}
 
 // convKey names a meeting at an ActiveMask call: block, warp and site.
 type convKey struct {
@@ -622,6 +626,7 @@ type groupKey struct {
 // Threads of the tile that have exited count as arrived. Waiting threads
 // are parked as spinners until no other thread can run.
 func (t *Thread) groupSync(first, n int) {
+	t.own()
 	w := t.w
 	cs := w.l.coopState()
 	key := groupKey{t.blk, first}

@@ -1023,10 +1023,12 @@ func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 //go:noinline
 func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 	// The launch's end first: a Thread kept past it learns so here, also
-	// with an index out of bounds.
+	// with an index out of bounds. A Thread whose thread does not run is
+	// used by another (owner.go); the goroutine that uses a running one is
+	// checked at the periodic check.
 	l := t.w.l
-	if l.aborted.Load() {
-		t.halt()
+	if l.aborted.Load() || t.state != stRunning {
+		t.ownSlow()
 	}
 	if uint(i) >= uint(m.n) {
 		t.badIndex(m, i, kind != accRead)
@@ -1063,6 +1065,9 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 			floor := l.gidBase
 			if m.space == SharedSpace {
 				floor = t.blk.gidBase
+				if r.life.owner != t.blk {
+					t.otherBlockShared(m, i, opNames[kind])
+				}
 			}
 			if m.oneCell && r.shadow[i].w.gid != tagGid {
 				// (m is an allocation: a view is never oneCell.)
@@ -1153,7 +1158,7 @@ func (t *Thread) spinAccount(m *mem, i int, changed, strong bool) {
 			}
 		}
 	} else {
-		t.periodic(m)
+		t.periodic(m, i)
 		if l.detect || l.prof != nil {
 			t.ops--
 		} else {

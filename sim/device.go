@@ -159,14 +159,28 @@ func (d *Device) Close() error {
 
 // Counters returns what every launch on the device so far did, summed.
 // Loads and Stores count only checked accesses (detection or profiling on).
+// A nil *Device panics with a *MisuseError.
 func (d *Device) Counters() Counters {
+	d.mustNotBeNil("Counters")
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.totals
 }
 
-// Spec returns the device's model.
-func (d *Device) Spec() Spec { return d.spec }
+// Spec returns the device's model. A nil *Device panics with a
+// *MisuseError.
+func (d *Device) Spec() Spec {
+	d.mustNotBeNil("Spec")
+	return d.spec
+}
+
+// mustNotBeNil panics with a *MisuseError naming op if d is nil: for the
+// methods that return no error.
+func (d *Device) mustNotBeNil(op string) {
+	if d == nil {
+		panic(d.usable(op))
+	}
+}
 
 // reserve checks an allocation of bytes against the device's memory, and
 // the host's, before any host memory is touched, and accounts for it.

@@ -290,13 +290,39 @@
 // Host misuse is named: a copy of a freed buffer, or of a buffer of a
 // closed or unusable Device, is a *MisuseError; freeing a buffer twice
 // panics with one (a bug in the host code, like closing a closed channel);
-// a zero-value or nil Device is refused by every method. Inside a kernel,
-// an access to a freed buffer is a UseAfterFree finding, and an access to
-// a buffer of another Device a ForeignBuffer finding (with detection off,
-// caught at the thread's periodic check, so a thread of fewer than 4096
-// accesses may escape it). A Thread is valid only during its launch: used
-// after it, its Loads, Stores, atomics, fences, barriers and collectives
-// panic with a *MisuseError.
+// a zero-value or nil Device is refused by every method, and a nil or
+// zero-value Buffer by every host method (those that return no error
+// panic with the *MisuseError). Inside a kernel, an access to a freed
+// buffer is a UseAfterFree finding, and an access to a buffer of another
+// Device a ForeignBuffer finding (with detection off, caught at the
+// thread's periodic check, so a thread of fewer than 4096 accesses may
+// escape it). A nil pointer that reaches sim from a kernel (a nil Buffer)
+// is a KernelPanic naming the sim function.
+//
+// A Thread is valid only in the kernel call it was passed to, while it
+// runs, on the goroutine that runs it. Used after its launch, every call
+// into sim with it panics with a *MisuseError. Used by another thread of
+// a launch (a Thread kept in a shared variable, whether its thread has
+// returned or waits), it is that thread's KernelPanic. Used from a
+// goroutine that runs no kernel thread (one the kernel started, or one
+// that kept it past its thread's return), it ends its launch with a
+// KernelPanic and panics there with the *MisuseError, which ends that
+// goroutine, or the process, unless it recovers it. Atomics, fences,
+// barriers and collectives find the misuse at once; a Load or Store
+// through a Thread whose thread waits or has returned finds it at once
+// with detection on, and any other at the periodic check. (The goroutine
+// is told apart on amd64 and arm64 only.)
+//
+// A shared array lives as long as its block: used after it (kept in a Go
+// variable past its block or its launch, on another Device, after Close)
+// it is an OutOfBounds finding naming the array and its ended block, and
+// used by another block, with detection on, one naming both blocks. A
+// view of it kept so is found at the periodic check with detection off.
+//
+// A kernel that recovers the panic sim unwinds a stopped thread with and
+// calls into sim again is unwound again; after 256 such calls its
+// goroutine is ended with runtime.Goexit, which no recover stops, and the
+// launch reports a KernelPanic saying so.
 //
 // A Device may be used from many goroutines: its launches and its buffers'
 // host copies run one at a time, as on one CUDA stream. (A kernel must not

@@ -28,6 +28,9 @@ const ErrCooperativeLaunchTooLarge ErrorCode = 720
 // kernel's static shared memory in bytes (cudaFuncAttributes.sharedSizeBytes);
 // a cooperative launch takes it as 0 (see Options.WithCooperative).
 func (d *Device) CooperativeLimit(cfg Config, staticShared int) (int, error) {
+	if d == nil {
+		return 0, d.usable("CooperativeLimit")
+	}
 	o, err := d.spec.CalcOccupancy(cfg.Block.norm().Size(), cfg.Registers, cfg.SharedBytes+staticShared)
 	if err != nil {
 		return 0, err

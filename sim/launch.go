@@ -226,6 +226,11 @@ func (d *Device) LaunchContext(ctx context.Context, cfg Config, k Kernel) error 
 	elapsed := time.Since(start)
 	if l.abandoned {
 		d.hung.Store(true)
+		if l.prof != nil {
+			// What the workers counted stays with them (mergeStats):
+			// the profile has the launch's shape and time.
+			l.prof.finish(l, elapsed)
+		}
 		return l.result()
 	}
 	l.retireThreads()
@@ -256,13 +261,15 @@ type Progress struct {
 // Blocks returns the blocks finished and the blocks launched so far.
 func (p *Progress) Blocks() (done, total int64) { return p.done.Load(), p.total.Load() }
 
-// retireThreads makes every Thread of the launch unusable: a kernel that
-// kept one (in a global variable, a goroutine) and uses it after the
-// launch has returned gets a *MisuseError panic naming it, not another
-// launch's state. Every slot's access budget is spent, so its next Load or
-// Store takes the slow path, and every slot points to the device's retired
-// worker, whose launch has ended (Thread.halt looks): the launch's own
-// workers go back to the device for the next launch.
+// retireThreads makes every Thread and shared array of the launch
+// unusable: a kernel that kept a Thread (in a global variable, a
+// goroutine) and uses it after the launch has returned gets a *MisuseError
+// panic naming it, not another launch's state, and one that kept a shared
+// array gets a finding naming it (see lapse). Every slot's access budget
+// is spent, so its next Load or Store takes the slow path, and every slot
+// points to the device's retired worker, whose launch has ended
+// (Thread.halt looks): the launch's own workers go back to the device for
+// the next launch.
 func (l *launch) retireThreads() {
 	l.ended.Store(true)
 	l.aborted.Store(true)
@@ -280,6 +287,7 @@ func (l *launch) retireThreads() {
 					b.threads[k].budget = math.MinInt32
 					b.threads[k].w = d.retired
 				}
+				b.lapseShared() // (a block an abort left resident)
 			}
 		}
 	}

@@ -182,10 +182,12 @@ func intOnly[T Elem](op string) {
 // its own; acq_rel and seq_cst do both, as __threadfence does; relaxed does
 // nothing.
 func (t *Thread) AtomicThreadFence(order MemoryOrder, scope ThreadScope) {
+	t.own()
 	if order == MemoryOrderRelaxed {
 		return
 	}
 	w := t.w
+	w.tick()
 	w.stats.Fences++
 	if w.l.opts.schedule == RandomOrder {
 		t.yield()
@@ -222,6 +224,7 @@ func (t *Thread) ThreadFenceSystem() { t.fence(false) }
 // loop lets the threads it waits for make progress (and one that waits for
 // what never happens is reported as a livelock).
 func (t *Thread) Nanosleep(ns uint32) {
+	t.own()
 	w := t.w
 	if w.l.opts.schedule == RandomOrder {
 		t.yield()
@@ -260,6 +263,7 @@ func (t *Thread) strongAccess(m *mem, i int, kind accKind, flags uint32) site {
 		floor := l.gidBase
 		if m.space == SharedSpace {
 			floor = t.blk.gidBase
+			t.checkShared(m, i, opNames[kind])
 		}
 		t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.strongCheck(r, m, i, c, kind, s, flags, floor) })
 	}

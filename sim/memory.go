@@ -59,14 +59,15 @@ type mem struct {
 	n        int
 	dev      *Device
 	freed    bool
+	lapsed   bool   // a shared array whose block has ended (shared.go)
+	initAll  bool   // see init
 	bytes    int64  // n * elemSize, what the device accounts for
 	release  func() // drops the elements (Free, Device.Close)
 
 	// init has one bit per shadow unit (shadow.go), set when the host or
 	// a kernel wrote it. initAll short-cuts it after a launch that ran
 	// without detection, whose writes were not tracked.
-	init    []uint64
-	initAll bool
+	init []uint64
 
 	// Detection's shadow memory, on allocations only (a view uses its
 	// allocation's; see shadow.go). unit is its granule in bytes; oneCell
@@ -92,6 +93,12 @@ type mem struct {
 	// has a bit per chunk an epoch saved (speculate.go).
 	raw  unsafe.Pointer
 	undo atomic.Pointer[[]uint32]
+
+	// life is a shared array's block slot and the block it belonged to
+	// last (shared.go); nil for a global buffer. (initAll shares freed's
+	// word, so that mem stays 256 bytes: a Buffer's data starts a cache
+	// line, in a size class of 64-byte multiples.)
+	life *sharedLife
 }
 
 // setInit marks element i of m (an allocation or a view) initialised.
@@ -134,8 +141,9 @@ func (m *mem) setAllInit() {
 type Buffer[T Storable] struct {
 	mem
 	data []T
-	// vdata is a misaligned view's elements: its data is empty, so that
-	// every access takes the slow path that reports it.
+	// vdata is a misaligned view's elements, or a lapsed shared array's
+	// (shared.go): its data is empty, so that every access takes the slow
+	// path that reports it.
 	vdata []T
 	// whole is, for a view made by Offset (pointer arithmetic), the buffer
 	// it was cut from, whose element lo is the view's element 0: an index
@@ -191,14 +199,41 @@ func FromHost[T Storable](d *Device, name string, src []T) (*Buffer[T], error) {
 	return b, b.CopyFromHost(src)
 }
 
-// Name is the buffer's name, as findings print it.
-func (b *Buffer[T]) Name() string { return b.name }
+// Name is the buffer's name, as findings print it ("" for a nil *Buffer).
+func (b *Buffer[T]) Name() string {
+	if b == nil {
+		return ""
+	}
+	return b.name
+}
 
-// Len is the number of elements.
-func (b *Buffer[T]) Len() int { return b.n }
+// Len is the number of elements (0 for a nil *Buffer, as for a nil slice).
+func (b *Buffer[T]) Len() int {
+	if b == nil {
+		return 0
+	}
+	return b.n
+}
 
 // Space says whether the buffer is global or shared.
-func (b *Buffer[T]) Space() Space { return b.space }
+func (b *Buffer[T]) Space() Space {
+	if b == nil {
+		return GlobalSpace
+	}
+	return b.space
+}
+
+// unmade reports a nil or zero-value Buffer, which no Alloc, FromHost,
+// Shared or view made, for op; nil if b is one of theirs.
+func (b *Buffer[T]) unmade(op string) *MisuseError {
+	switch {
+	case b == nil:
+		return &MisuseError{Code: ErrInvalidValue, Op: op, What: "nil *Buffer (never allocated, or an Alloc whose error was dropped?)"}
+	case b.dev == nil:
+		return &MisuseError{Code: ErrInvalidValue, Op: op, What: "zero-value Buffer: make one with sim.Alloc or sim.FromHost"}
+	}
+	return nil
+}
 
 // Free releases the buffer, as cudaFree does. Host copies of a freed
 // buffer return a *MisuseError, and a kernel's access to it is a
@@ -211,6 +246,9 @@ func (b *Buffer[T]) Space() Space { return b.space }
 // Close: Free does nothing, so that deferred Frees may run in any order
 // with a deferred Close.
 func (b *Buffer[T]) Free() {
+	if err := b.unmade("Free"); err != nil {
+		panic(err)
+	}
 	if b.space != GlobalSpace {
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Free", What: fmt.Sprintf("shared array %q is not the host's to free", b.name)})
 	}
@@ -237,6 +275,9 @@ func (b *Buffer[T]) Free() {
 // hostOp checks that the host may use the buffer for op and takes the
 // device's stream, which the caller must release with b.dev.stream.Unlock.
 func (b *Buffer[T]) hostOp(op string, n int) error {
+	if err := b.unmade(op); err != nil {
+		return err
+	}
 	if b.space != GlobalSpace {
 		return &MisuseError{Code: ErrInvalidValue, Op: op, What: fmt.Sprintf("shared array %q: only global buffers are visible to the host", b.name)}
 	}
@@ -405,5 +446,11 @@ func fromBits[T Elem](u uint64) T {
 	return v
 }
 
-// SetName renames the buffer, as findings print it.
-func (b *Buffer[T]) SetName(name string) { b.name = name }
+// SetName renames the buffer, as findings print it. A nil *Buffer panics
+// with a *MisuseError.
+func (b *Buffer[T]) SetName(name string) {
+	if b == nil {
+		panic(b.unmade("SetName"))
+	}
+	b.name = name
+}

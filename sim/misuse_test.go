@@ -1,11 +1,16 @@
 package sim_test
 
 // Misuse is named: a buffer after Free, a double Free, a buffer of another
-// Device, a Thread after its launch, a zero-value or closed Device.
+// Device, a Thread after its launch, after its thread returned, from
+// another thread or goroutine, a shared array after its block, a zero-value,
+// closed or nil Device, a nil Buffer.
 
 import (
 	"errors"
+	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -123,6 +128,16 @@ func TestThreadUsedAfterLaunchIsNamed(t *testing.T) {
 		func() { kept.SyncThreads() },
 		func() { kept.ThreadFence() },
 		func() { sim.ShflSync(kept, sim.FullMask, int32(1), 0) },
+		// These crashed with a nil dereference, or switched a
+		// coroutine from the host ("yield called again before next").
+		func() { kept.ActiveMask() },
+		func() { kept.Nanosleep(1) },
+		func() { sim.Shared[int32](kept, "s", 4) },
+		func() { sim.DynamicShared[int32](kept, "d") },
+		func() { kept.AtomicThreadFence(sim.MemoryOrderSeqCst, sim.ThreadScopeDevice) },
+		func() { x.LoadVolatile(kept, 0) },
+		func() { sim.Ldg(kept, x, 0) },
+		func() { sim.TiledPartition(sim.ThisThreadBlock(kept), 64).Sync() },
 	} {
 		func() {
 			defer func() {
@@ -163,5 +178,405 @@ func TestZeroValueAndClosedDeviceAreNamed(t *testing.T) {
 	wantMisuse(t, x.CopyToHost(make([]int32, 1)), "the Device is closed")
 	if err := dev.Close(); err != nil {
 		t.Errorf("closing a closed device: %v", err)
+	}
+}
+
+// A thread that uses another thread's Thread (kept in a variable the
+// threads share) is a KernelPanic of the thread that uses it, naming both:
+// its accesses were checked, and counted, as the other thread's, and the
+// race between the threads' stores below went unreported. With detection
+// on a Load or Store finds it at once; with it off, at the periodic check.
+// Atomics, fences and barriers find it at once.
+func TestThreadOfAnotherThreadIsNamed(t *testing.T) {
+	det, off := sim.Options{}, sim.Options{}.WithDetection(false)
+	for _, tc := range []struct {
+		name string
+		o    sim.Options
+		use  func(first *sim.Thread, x *sim.Buffer[int32], v int32)
+	}{
+		{"store", det, func(first *sim.Thread, x *sim.Buffer[int32], v int32) {
+			x.Store(first, 0, v) //@otherStore
+		}},
+		{"store, detection off", off, func(first *sim.Thread, x *sim.Buffer[int32], v int32) {
+			for i := 0; i < 5000; i++ {
+				x.Store(first, 0, v) //@otherStoreOff
+			}
+		}},
+		{"atomic, detection off", off, func(first *sim.Thread, x *sim.Buffer[int32], v int32) {
+			sim.AtomicAdd(first, x, 0, v) //@otherAtomic
+		}},
+		{"barrier", det, func(first *sim.Thread, x *sim.Buffer[int32], v int32) {
+			first.SyncThreads() //@otherBarrier
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			x := zeroed[int32](t, dev, "x", 1)
+			var first *sim.Thread
+			r := report(t, dev, cfg1(1, 64, tc.o), func(th *sim.Thread) {
+				if th.ThreadIdx.X == 0 {
+					first = th
+				}
+				th.SyncThreads()
+				tc.use(first, x, int32(th.ThreadIdx.X))
+			})
+			f := only(t, r, sim.KernelPanic)
+			marker := map[string]string{"store": "otherStore", "store, detection off": "otherStoreOff",
+				"atomic, detection off": "otherAtomic", "barrier": "otherBarrier"}[tc.name]
+			if f.Current.Thread != (sim.Dim3{X: 1}) || f.Current.Site != at(t, marker) ||
+				!strings.Contains(f.Detail, "thread (1) of block (0) uses the Thread of thread (0) of block (0)") {
+				t.Errorf("want thread (1)'s misuse of thread (0)'s Thread at %s:\n%v", at(t, marker), r)
+			}
+		})
+	}
+}
+
+// A kernel that hands its Thread to goroutines it starts: their first
+// atomic or barrier, or a Load or Store within the periodic check's 4096
+// accesses, panics there with a *MisuseError (the goroutines recover it
+// here), and the launch reports it as a KernelPanic and ends. It used to
+// run the atomics unsynchronised on the worker's state (4 goroutines of
+// 1000 AtomicAdds added 119748 instead of 128000) and switch the thread's
+// coroutine from the wrong goroutine.
+func TestThreadFromGoroutineIsNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		o          sim.Options
+		goroutines int
+		use        func(th *sim.Thread, x *sim.Buffer[int32]) int
+	}{
+		{"atomics", sim.Options{}.WithDetection(false), 4, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+			for i := 0; i < 1000; i++ {
+				sim.AtomicAdd(th, x, 0, 1) //@goAtomic
+			}
+			return 1000
+		}},
+		{"atomics, detection on", sim.Options{}, 4, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+			for i := 0; i < 1000; i++ {
+				sim.AtomicAdd(th, x, 0, 1) //@goAtomicDet
+			}
+			return 1000
+		}},
+		{"stores", sim.Options{}, 1, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+			for i := 0; i < 5000; i++ {
+				x.Store(th, 1, int32(i)) //@goStore
+			}
+			return 5000
+		}},
+		{"barrier", sim.Options{}, 1, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+			th.SyncThreads() //@goBarrier
+			return 1
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			x := zeroed[int32](t, dev, "x", 2)
+			var mu sync.Mutex
+			var recovered []any
+			r := report(t, dev, cfg1(1, 32, tc.o), func(th *sim.Thread) {
+				var wg sync.WaitGroup
+				for k := 0; k < tc.goroutines; k++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						defer func() {
+							mu.Lock()
+							recovered = append(recovered, recover())
+							mu.Unlock()
+						}()
+						tc.use(th, x)
+					}()
+				}
+				wg.Wait()
+			})
+			if len(recovered) != tc.goroutines {
+				t.Fatalf("%d goroutines ended, want %d", len(recovered), tc.goroutines)
+			}
+			for _, p := range recovered {
+				err, _ := p.(error)
+				wantMisuse(t, err, "the Thread of thread (0) of block (0) is used from a goroutine that runs no kernel thread")
+			}
+			f := only(t, r, sim.KernelPanic)
+			marker := map[string]string{"atomics": "goAtomic", "atomics, detection on": "goAtomicDet",
+				"stores": "goStore", "barrier": "goBarrier"}[tc.name]
+			if f.Current.Thread != (sim.Dim3{}) || f.Current.Site != at(t, marker) || f.Count != tc.goroutines || !r.Aborted {
+				t.Errorf("want the misuse by every goroutine at %s, ending the launch:\n%v", at(t, marker), r)
+			}
+			if got := x.ToHost()[0]; got != 0 {
+				t.Errorf("x[0] = %d: the goroutines' atomics ran", got)
+			}
+		})
+	}
+}
+
+// A goroutine that keeps a Thread past its thread's return and uses it
+// while the launch runs later blocks, which reuse the Thread's slot: the
+// use is named, whether the slot's thread has returned or is running (its
+// goroutine waits on the channel below), where it used to act as the
+// slot's new thread.
+func TestThreadUsedAfterItsThreadReturnedIsNamed(t *testing.T) {
+	for _, running := range []bool{false, true} {
+		dev := sim.NewDevice(sim.H100)
+		x := zeroed[int32](t, dev, "x", 1)
+		later, done := make(chan struct{}), make(chan any)
+		waiter := 5 // the thread of block 3 that lets the goroutine go, and waits for it
+		if running {
+			waiter = 0 // the slot's own new thread
+		}
+		r := report(t, dev, cfg1(6, 32, sim.Options{}.WithDetection(false)), func(th *sim.Thread) {
+			if th.BlockIdx.X == 0 && th.ThreadIdx.X == 0 {
+				go func() {
+					defer func() { done <- recover() }()
+					<-later
+					sim.AtomicAdd(th, x, 0, 1) //@keptAtomic
+				}()
+				return
+			}
+			if th.BlockIdx.X == 3 && th.ThreadIdx.X == waiter {
+				close(later)
+				<-done
+			}
+		})
+		f := only(t, r, sim.KernelPanic)
+		if f.Current.Site != at(t, "keptAtomic") || !strings.Contains(f.Detail, "is used from a goroutine that runs no kernel thread") {
+			t.Errorf("running %v: want the kept Thread's use at %s:\n%v", running, at(t, "keptAtomic"), r)
+		}
+		if x.ToHost()[0] != 0 {
+			t.Errorf("running %v: the kept Thread's atomic ran", running)
+		}
+	}
+}
+
+// A kernel of one Device that uses the Thread of a kernel running on
+// another (handed over a channel while its thread waits): a KernelPanic of
+// the kernel that uses it.
+func TestThreadOfAnotherLaunchIsNamed(t *testing.T) {
+	devA, devB := sim.NewDevice(sim.H100), sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, devB, "x", 1)
+	handed, back := make(chan *sim.Thread), make(chan struct{})
+	errA := make(chan error, 1)
+	go func() {
+		errA <- devA.Launch(cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+			handed <- th
+			<-back
+		})
+	}()
+	r := report(t, devB, cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+		defer close(back)
+		other := <-handed
+		sim.AtomicAdd(other, x, 0, 1) //@otherLaunch
+	})
+	f := only(t, r, sim.KernelPanic)
+	if f.Current.Site != at(t, "otherLaunch") || !strings.Contains(f.Detail, "another kernel thread uses the Thread of thread (0) of block (0)") {
+		t.Errorf("want the other launch's Thread named at %s:\n%v", at(t, "otherLaunch"), r)
+	}
+	if err := <-errA; err != nil {
+		t.Errorf("the launch whose Thread was used: %v", err)
+	}
+}
+
+// A shared array kept past its block (in a Go variable) and used in a later
+// launch, on another Device, after its Device's Close, or by a later block
+// of the same launch that did not declare it: on the GPU the pointer is
+// into a dead block's shared memory. It is an OutOfBounds finding naming
+// the array and its ended block, with detection on or off; it used to read
+// the stale 42, or report races between blocks on one array.
+func TestSharedArrayKeptPastItsBlockIsNamed(t *testing.T) {
+	wantEnded := func(t *testing.T, r *sim.Report, site string) {
+		t.Helper()
+		f := only(t, r, sim.OutOfBounds)
+		if f.Memory != "s" || f.Space != sim.SharedSpace || f.Current.Site != site ||
+			!strings.Contains(f.Detail, `shared array "s" belongs to block (0), which has ended`) {
+			t.Errorf("want the ended block's array named at %s:\n%v", site, r)
+		}
+	}
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[float32](t, dev, "out", 1)
+		var kept *sim.Buffer[float32]
+		if r := report(t, dev, cfg1(1, 1, o), func(th *sim.Thread) {
+			kept = sim.Shared[float32](th, "s", 4)
+			kept.Store(th, 0, 42)
+		}); r != nil {
+			t.Fatal(r)
+		}
+		r := report(t, dev, cfg1(2, 32, o), func(th *sim.Thread) {
+			v := kept.Load(th, 0) //@keptShared
+			out.Store(th, 0, v)
+		})
+		wantEnded(t, r, at(t, "keptShared"))
+		if got := out.ToHost()[0]; got != 0 {
+			t.Errorf("detection %v: a later launch read %v from the ended block's array", o.Detection(), got)
+		}
+		other := sim.NewDevice(sim.H100)
+		wantEnded(t, report(t, other, cfg1(1, 1, o), func(th *sim.Thread) {
+			kept.Store(th, 1, 1) //@keptSharedOther
+		}), at(t, "keptSharedOther"))
+		dev.Close()
+		wantEnded(t, report(t, other, cfg1(1, 1, o), func(th *sim.Thread) {
+			sim.AtomicAdd(th, kept, 2, 1) //@keptSharedClosed
+		}), at(t, "keptSharedClosed"))
+
+		// Within one launch: block 1 runs in block 0's slot after it and
+		// declares nothing.
+		dev = sim.NewDevice(sim.H100)
+		var mine *sim.Buffer[float32]
+		wantEnded(t, report(t, dev, cfg1(2, 1, o), func(th *sim.Thread) {
+			if th.BlockIdx.X == 0 {
+				mine = sim.Shared[float32](th, "s", 4)
+				mine.Store(th, 0, 1)
+				return
+			}
+			mine.Load(th, 0) //@keptSharedLater
+		}), at(t, "keptSharedLater"))
+	}
+}
+
+// A view of a shared array kept past its launch shares the array's
+// elements; its accesses are checked on the array: at once with detection
+// on, at the periodic check with it off.
+func TestSharedViewKeptPastItsLaunchIsNamed(t *testing.T) {
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		var kept *sim.Buffer[int32]
+		cfg := cfg1(1, 1, o)
+		cfg.SharedBytes = 64
+		if r := report(t, dev, cfg, func(th *sim.Thread) {
+			kept = sim.Reinterpret[int32](sim.DynamicShared[float32](th, "d")).Offset(2)
+			kept.Store(th, 0, 7)
+		}); r != nil {
+			t.Fatal(r)
+		}
+		loads := 0
+		r := report(t, dev, cfg, func(th *sim.Thread) {
+			for i := 0; i < 5000; i++ {
+				kept.Load(th, 0) //@keptSharedView
+				loads++
+			}
+		})
+		f := only(t, r, sim.OutOfBounds)
+		if f.Memory != "d" || f.Current.Site != at(t, "keptSharedView") || !strings.Contains(f.Detail, "which has ended") || loads > 4096 {
+			t.Errorf("detection %v: %d loads, want the ended block's array named at %s within 4096:\n%v", o.Detection(), loads, at(t, "keptSharedView"), r)
+		}
+	}
+}
+
+// A block reaches only its own shared memory: block 1 reading block 0's
+// array (through a Go variable) while block 0 runs is named, where it used
+// to read block 0's value.
+func TestOutOfBoundsSharedArrayOfAnotherBlock(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	flag := zeroed[int32](t, dev, "flag", 1)
+	var kept atomic.Pointer[sim.Buffer[int32]]
+	r := report(t, dev, cfg1(2, 1, sim.Options{}), func(th *sim.Thread) {
+		s := sim.Shared[int32](th, "s", 1)
+		if th.BlockIdx.X == 0 {
+			s.Store(th, 0, 7)
+			kept.Store(s)
+			for sim.AtomicAdd(th, flag, 0, 0) == 0 {
+				// Block 0 waits: the scheduler admits block 1.
+			}
+			return
+		}
+		kept.Load().Load(th, 0) //@otherBlockShared
+		sim.AtomicAdd(th, flag, 0, 1)
+	})
+	f := only(t, r, sim.OutOfBounds)
+	if f.Memory != "s" || f.Current.Block != (sim.Dim3{X: 1}) || f.Current.Site != at(t, "otherBlockShared") ||
+		!strings.Contains(f.Detail, `shared array "s" belongs to block (0): a thread of block (1) cannot reach it`) {
+		t.Errorf("want block (1)'s access to block (0)'s array at %s:\n%v", at(t, "otherBlockShared"), r)
+	}
+}
+
+// wantMisusePanic runs f and wants it to panic with a *MisuseError saying
+// what.
+func wantMisusePanic(t *testing.T, name string, f func(), what string) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		err, _ := recover().(error)
+		var me *sim.MisuseError
+		if !errors.As(err, &me) || !strings.Contains(me.Error(), what) {
+			t.Errorf("%s: panic %v, want a MisuseError saying %q", name, err, what)
+		}
+	}()
+	f()
+}
+
+// A nil *Device, a nil *Buffer and a zero-value Buffer are named by the
+// methods that return errors, and by a *MisuseError panic in those that
+// return none: they used to die of a nil dereference.
+func TestNilDeviceAndBufferAreNamed(t *testing.T) {
+	var none *sim.Device
+	wantMisusePanic(t, "Counters", func() { none.Counters() }, "nil *Device")
+	wantMisusePanic(t, "Spec", func() { none.Spec() }, "nil *Device")
+	_, err := none.CooperativeLimit(cfg1(1, 32, sim.Options{}), 0)
+	wantMisuse(t, err, "nil *Device")
+	wantMisuse(t, none.Validate(cfg1(1, 32, sim.Options{})), "nil *Device")
+	wantMisuse(t, none.Close(), "nil *Device")
+	if p, err := none.LaunchProfile(cfg1(1, 32, sim.Options{}), func(*sim.Thread) {}); p != nil {
+		t.Errorf("LaunchProfile on a nil *Device returned a profile")
+	} else {
+		wantMisuse(t, err, "nil *Device")
+	}
+	_, err = sim.FromHost(none, "x", []int32{1})
+	wantMisuse(t, err, "nil *Device")
+
+	dev := sim.NewDevice(sim.H100)
+	good := zeroed[int32](t, dev, "good", 4)
+	for _, b := range []struct {
+		name, what string
+		buf        *sim.Buffer[int32]
+	}{{"nil", "nil *Buffer", nil}, {"zero", "zero-value Buffer", new(sim.Buffer[int32])}} {
+		wantMisuse(t, b.buf.CopyToHost(make([]int32, 1)), b.what)
+		wantMisuse(t, b.buf.CopyFromHost([]int32{1}), b.what)
+		wantMisuse(t, b.buf.Memset(0), b.what)
+		wantMisuse(t, b.buf.MemsetBytes(0, 1), b.what)
+		wantMisuse(t, sim.Copy(good, b.buf), b.what)
+		wantMisuse(t, sim.Copy(b.buf, good), b.what)
+		if b.buf.ToHost() != nil {
+			t.Errorf("%s: ToHost returned data", b.name)
+		}
+		wantMisusePanic(t, b.name+" Free", func() { b.buf.Free() }, b.what)
+		wantMisusePanic(t, b.name+" View", func() { b.buf.View(0, 0) }, b.what)
+		wantMisusePanic(t, b.name+" Offset", func() { b.buf.Offset(0) }, b.what)
+		wantMisusePanic(t, b.name+" Reinterpret", func() { sim.Reinterpret[uint8](b.buf) }, b.what)
+	}
+	var nb *sim.Buffer[float32]
+	if nb.Len() != 0 || nb.Name() != "" || nb.Space() != sim.GlobalSpace {
+		t.Error("a nil *Buffer's Len, Name or Space")
+	}
+	wantMisusePanic(t, "SetName", func() { nb.SetName("x") }, "nil *Buffer")
+	var r *sim.Report
+	if got := r.Error(); got != "gpusim: nil *Report" {
+		t.Errorf("a nil *Report's Error: %q", got)
+	}
+	if err := sim.WriteTrace(io.Discard, nil); err == nil || !strings.Contains(err.Error(), "nil *Profile") {
+		t.Errorf("WriteTrace of a nil *Profile: %v", err)
+	}
+	if err := sim.WriteTrace(nil); err == nil || !strings.Contains(err.Error(), "nil io.Writer") {
+		t.Errorf("WriteTrace to a nil io.Writer: %v", err)
+	}
+}
+
+// A nil *Buffer in a kernel is the launch's KernelPanic, naming the sim
+// function it reached; the test process lives on.
+func TestPanicNilBufferInKernelIsNamed(t *testing.T) {
+	var nb *sim.Buffer[int32]
+	for _, tc := range []struct {
+		name, fn string
+		o        sim.Options
+		use      func(th *sim.Thread)
+	}{
+		{"Load", "sim.(*Buffer).Load", sim.Options{}, func(th *sim.Thread) { nb.Load(th, 0) }},
+		{"Store, detection off", "sim.(*Buffer).Store", sim.Options{}.WithDetection(false), func(th *sim.Thread) { nb.Store(th, 0, 1) }},
+		{"AtomicAdd", "sim.AtomicAdd", sim.Options{}, func(th *sim.Thread) { sim.AtomicAdd(th, nb, 0, 1) }},
+	} {
+		dev := sim.NewDevice(sim.H100)
+		r := report(t, dev, cfg1(1, 1, tc.o), tc.use)
+		f := only(t, r, sim.KernelPanic)
+		if !strings.Contains(f.Detail, "nil pointer dereference in "+tc.fn+": a nil *Buffer") {
+			t.Errorf("%s: want the nil dereference in %s named:\n%v", tc.name, tc.fn, r)
+		}
 	}
 }

@@ -177,3 +177,92 @@ func TestPanicGoexitInKernel(t *testing.T) {
 		}
 	}
 }
+
+// ---------------------------------------------------------------------------
+// A kernel that recovers every panic and retries, after a fatal finding:
+// the panic that unwinds the thread cannot end it, so after 256 calls into
+// sim once stopped its goroutine is ended with runtime.Goexit, and the
+// launch returns at once with the finding and a KernelPanic saying so. It
+// used to run for the watchdog's 2 s, count millions of out-of-bounds
+// stores, and end with a Hang saying the thread never called into sim.
+
+func TestPanicRecoverLoopAfterAbortEnds(t *testing.T) {
+	t.Run("the thread that found it", func(t *testing.T) {
+		dev := sim.NewDevice(sim.H100)
+		x := zeroed[int32](t, dev, "x", 4)
+		start := time.Now()
+		r := report(t, dev, lin(1, 64), func(th *sim.Thread) {
+			for {
+				stored := func() (ok bool) {
+					defer func() { recover() }()
+					x.Store(th, th.ThreadIdx.X, 1) //@retryStore
+					return true
+				}()
+				if stored {
+					return
+				}
+			}
+		})
+		if el := time.Since(start); el > 10*time.Second {
+			t.Errorf("the launch took %v", el)
+		}
+		if len(r.Findings) != 2 || r.Has(sim.Hang) {
+			t.Fatalf("want the out-of-bounds store and the recover loop:\n%v", r)
+		}
+		oob, loop := wantKind(t, r, sim.OutOfBounds), wantKind(t, r, sim.KernelPanic)
+		if oob.Count != 1 || oob.Current.Thread != (sim.Dim3{X: 4}) {
+			t.Errorf("the store out of bounds counted %d times, by %v", oob.Count, oob.Current)
+		}
+		if loop.Current.Thread != (sim.Dim3{X: 4}) || loop.Current.Site != at(t, "retryStore") ||
+			!strings.Contains(loop.Detail, "recovering each time the panic that unwinds it") {
+			t.Errorf("want thread (4)'s recover loop at %s:\n%v", at(t, "retryStore"), r)
+		}
+	})
+	t.Run("threads stopped at a barrier", func(t *testing.T) {
+		dev := sim.NewDevice(sim.H100)
+		x := zeroed[int32](t, dev, "x", 4)
+		before := baseline()
+		r := report(t, dev, lin(1, 64), func(th *sim.Thread) {
+			if th.ThreadIdx.X == 63 {
+				x.Store(th, 63, 1) // out of bounds: stops the launch
+			}
+			for {
+				func() {
+					defer func() { recover() }()
+					th.SyncThreads() //@retryBarrier
+				}()
+			}
+		})
+		loop := wantKind(t, r, sim.KernelPanic)
+		if len(r.Findings) != 2 || loop.Count != 63 || loop.Current.Site != at(t, "retryBarrier") {
+			t.Errorf("want the 63 waiters' recover loops at %s:\n%v", at(t, "retryBarrier"), r)
+		}
+		// Each Goexit ended the goroutine that stopped the coroutine; the
+		// shutdown went on on another, and left no coroutine behind.
+		dev.Close()
+		waitGoroutines(t, before)
+	})
+}
+
+// Deferred calls into sim as a stopped thread unwinds are no recover loop.
+func TestOutOfBoundsDeferredSimCallsAsTheThreadUnwinds(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, dev, "x", 4)
+	var deferred atomic.Int32
+	r := report(t, dev, lin(1, 64), func(th *sim.Thread) {
+		for i := 0; i < 8; i++ {
+			defer func() {
+				deferred.Add(1)
+				x.Store(th, 0, 1)
+			}()
+		}
+		if th.ThreadIdx.X == 40 {
+			x.Store(th, 40, 1)
+		}
+		th.SyncThreads()
+	})
+	only(t, r, sim.OutOfBounds)
+	if deferred.Load() != 41*8 {
+		t.Errorf("%d deferred calls ran, want %d", deferred.Load(), 41*8)
+	}
+}

@@ -751,9 +751,15 @@ func (w *worker) profRetire(b *block) {
 }
 
 // mergeStats adds a finished worker's counters and profile to the launch.
+//
+// The counters of an abandoned launch's workers are not merged: the
+// launch has returned, and its Profile is the caller's.
 func (l *launch) mergeStats(w *worker) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.abandoned {
+		return
+	}
 	w.stats.SlowSites = w.sites.slow
 	l.stats.add(&w.stats)
 	l.flushRepeats(w)
@@ -807,7 +813,10 @@ func (l *launch) mergeStats(w *worker) {
 // LaunchProfile is Launch with the profiler on: it runs k as Launch does
 // and returns the launch's Profile with Launch's error. The profile is
 // filled in whatever the error (findings, an abort), and is nil only when
-// nothing ran (a refused launch).
+// nothing ran (a refused launch). After a launch the watchdog abandoned
+// (a Hang finding), it has the launch's shape, occupancy and time but no
+// counts: they stay with the workers the stray thread may still be
+// running.
 func (d *Device) LaunchProfile(cfg Config, k Kernel) (*Profile, error) {
 	p := new(Profile)
 	cfg.Options.profile = p
@@ -822,7 +831,10 @@ func (p *Profile) finish(l *launch, elapsed time.Duration) {
 	p.Device, p.Arch = l.spec.Name, l.spec.Arch
 	p.Grid, p.Block = l.grid, l.block
 	p.SharedDynamic = l.dynSh
-	p.Counters = l.stats
+	if !l.abandoned {
+		// (The stray thread's launch goroutine may still count epochs.)
+		p.Counters = l.stats
+	}
 	p.Elapsed = elapsed
 	if o, err := l.spec.CalcOccupancy(l.tpb, 0, p.SharedStatic+p.SharedDynamic); err == nil {
 		p.Occupancy = o

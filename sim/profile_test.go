@@ -3,7 +3,10 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func profileLaunch(t *testing.T, grid, block int, k func(d *Device) Kernel) *Profile {
@@ -41,6 +44,29 @@ func TestLaunchProfile(t *testing.T) {
 	}
 	if p, err := d.LaunchProfile(Config{Grid: Dim(1), Block: Dim(4096)}, k); p != nil || err == nil {
 		t.Errorf("a refused launch: profile %v, error %v; want no profile and the error", p, err)
+	}
+}
+
+// A launch the watchdog abandons still returns its profile, as the doc
+// promises, with the launch's shape and time (it returned nil).
+func TestLaunchProfileAfterHang(t *testing.T) {
+	d := NewDevice(H100)
+	x, _ := Alloc[int32](d, "x", 64)
+	var release atomic.Bool
+	defer release.Store(true)
+	p, err := d.LaunchProfile(Config{Grid: Dim(2), Block: Dim(32), Options: Options{}.WithWatchdog(100 * time.Millisecond)}, func(t *Thread) {
+		x.Store(t, t.GlobalX(), 1)
+		if t.GlobalX() == 63 {
+			for !release.Load() {
+			}
+		}
+	})
+	var r *Report
+	if !errors.As(err, &r) || !r.Has(Hang) {
+		t.Fatalf("want a Hang, got %v", err)
+	}
+	if p == nil || p.Grid != Dim(2) || p.Block != Dim(32) || p.Device != H100.Name || p.Elapsed < 100*time.Millisecond {
+		t.Errorf("profile %+v, want the abandoned launch's shape and time", p)
 	}
 }
 

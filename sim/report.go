@@ -17,7 +17,7 @@ const (
 	BarrierDivergence                 // threads of a block at different barriers, or passing one by
 	WarpDivergence                    // lanes meeting in different warp collectives, or a mask without the caller (fatal)
 	Deadlock                          // no thread can make progress (includes livelock)
-	OutOfBounds                       // an index outside a buffer (fatal: the launch is aborted)
+	OutOfBounds                       // an index outside a buffer, or a shared array outside its block (fatal: the launch is aborted)
 	KernelPanic                       // a Go panic in the kernel (fatal)
 	InvalidShared                     // shared memory declared inconsistently or beyond the limits (fatal)
 	InvalidShuffle                    // a shuffle reads a lane outside the mask, or one that exited or does not exist, or has an undefined width
@@ -227,6 +227,9 @@ type Report struct {
 func (r *Report) Unwrap() error { return r.Stopped }
 
 func (r *Report) Error() string {
+	if r == nil {
+		return "gpusim: nil *Report"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpusim: %d finding(s)", len(r.Findings))
 	if r.Stopped != nil {
@@ -346,6 +349,11 @@ func (l *launch) addFinding(f Finding) {
 	l.mu.Lock()
 	l.findings.add(f)
 	l.mu.Unlock()
+	if f.Kind.Fatal() {
+		// Every thread's next call into sim stops it, the one that
+		// found it too if the kernel recovers the panic that unwinds it.
+		l.aborted.Store(true)
+	}
 }
 
 // raceKey is what makes two race findings one (Finding.key) before any
@@ -463,11 +471,22 @@ func (t *Thread) badIndex(m *mem, i int, write bool) {
 	if write {
 		op = "write"
 	}
+	t.badAccess(m, i, op)
+}
+
+// badAccess is badIndex for an access named op.
+func (t *Thread) badAccess(m *mem, i int, op string) {
 	s := t.w.sites.callerSite()
 	f := Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Index: i,
 		Detail:  fmt.Sprintf("index %d outside [0,%d)", i, m.n),
 		Current: threadAccess(t, op, s)}
+	root := m
+	if m.vroot != nil {
+		root = m.vroot
+	}
 	switch {
+	case root.lapsed:
+		f.Detail = root.lapsedDetail()
 	case m.freed:
 		f.Kind, f.Detail = UseAfterFree, fmt.Sprintf("buffer %q was freed before the kernel used it", m.name)
 	case m.space == GlobalSpace && m.dev != t.w.l.dev:
@@ -477,11 +496,67 @@ func (t *Thread) badIndex(m *mem, i int, write bool) {
 	panic(abortKernel{})
 }
 
+// lapsedDetail says that shared array m is used after its block ended.
+func (m *mem) lapsedDetail() string {
+	return fmt.Sprintf("shared array %q belongs to block %s, which has ended (the array was kept past its block's kernel call, or its launch): on the GPU the pointer is into a dead block's shared memory",
+		m.name, m.life.lapsedIn.IndexString())
+}
+
 // kernelPanic records a Go panic raised by kernel code, with the kernel line
 // that raised it (the stack is still intact inside the deferred recover).
 func (w *worker) kernelPanic(t *Thread, r any) {
-	w.l.addFinding(Finding{Kind: KernelPanic, Detail: fmt.Sprint(r),
+	detail := fmt.Sprint(r)
+	if e, ok := r.(runtime.Error); ok && strings.Contains(e.Error(), "nil pointer dereference") {
+		if fn := nilEntry(); fn != "" {
+			detail += fmt.Sprintf(" in %s: a nil *Buffer, *Thread or other sim value reached it (a buffer never allocated, or an Alloc whose error was dropped?)", fn)
+		}
+	}
+	w.l.addFinding(Finding{Kind: KernelPanic, Detail: detail,
 		Current: Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "panic", Site: panicSite()}})
+}
+
+// nilEntry is, for a nil pointer dereference being recovered in a
+// deferred call, the sim function the kernel called that made it (the
+// outermost sim frame of those the fault unwinds), as "sim.(*Buffer).Load";
+// "" if the fault is not in sim.
+func nilEntry() string {
+	var pcs [64]uintptr
+	n := runtime.Callers(1, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	faulted, entry := false, ""
+	for {
+		fr, more := frames.Next()
+		inSim := strings.HasPrefix(fr.Function, simPkg) && !strings.HasSuffix(fr.File, "_test.go")
+		switch {
+		case fr.Function == "runtime.sigpanic":
+			faulted = true
+		case faulted && inSim:
+			entry = fr.Function
+		case faulted:
+			more = false
+		}
+		if !more {
+			break
+		}
+	}
+	if entry == "" {
+		return ""
+	}
+	// github.com/gpusim/gpusim/sim.(*Buffer[go.shape.float32]).Load -> sim.(*Buffer).Load
+	name := strings.TrimPrefix(entry, simPkg)
+	var b strings.Builder
+	depth := 0
+	for _, c := range name {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(c)
+		}
+	}
+	return "sim." + b.String()
 }
 
 // kernelGoexit records a thread that called runtime.Goexit, with the kernel
@@ -496,9 +571,15 @@ func (w *worker) kernelGoexit(t *Thread) {
 // through a deferred recover (two frames up) came from: the innermost frame
 // outside the runtime, sim and the standard library, or the innermost
 // outside the runtime and sim if there is none.
-func panicSite() string {
+func panicSite() string { return outerSite(4) }
+
+// outerSite is the line of the innermost frame of the calling goroutine's
+// stack, skip frames up (as runtime.Callers counts them), that is outside
+// the runtime, sim and the standard library, or the innermost outside the
+// runtime and sim if there is none.
+func outerSite(skip int) string {
 	var pcs [32]uintptr
-	n := runtime.Callers(4, pcs[:])
+	n := runtime.Callers(skip+1, pcs[:])
 	where, lib := "", ""
 	frames := runtime.CallersFrames(pcs[:n])
 	for {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // errStopped unwinds a suspended kernel when its launch is torn down.
@@ -110,6 +111,9 @@ type coro struct {
 	// idle is set while the coroutine waits between runs of threads (at
 	// the top of its loop), the only place it can move to another worker.
 	idle bool
+	// g is the coroutine's goroutine (curG), the only one that may use
+	// the Threads it runs (owner.go).
+	g unsafe.Pointer
 }
 
 // idlePool keeps coroutines between launches, process-wide: creating a
@@ -246,9 +250,11 @@ type workerState struct {
 	// cur is the thread last started or resumed: the one running when the
 	// worker's goroutine is inside a coroutine. The watchdog reads it
 	// without synchronisation, and only after the worker has stopped
-	// beating (see peekRunning).
+	// beating (see peekRunning). g is the goroutine of cur's coroutine,
+	// the only one that may use it (owner.go).
 	cur *Thread
-	_   [64]byte
+	g   unsafe.Pointer
+	_   [56]byte // (64 less g: beat and sites stay where they were, and the site cache's entries with them)
 	// beat counts the rarer signs of progress: spin rounds, block
 	// admissions, and each thread's periodic check in Load and Store. With
 	// turns and stats.Threads it makes the worker's progress mark, which
@@ -309,6 +315,7 @@ func (w *worker) newCoro() *coro {
 	c := &coro{w: w}
 	c.next, c.stop = iter.Pull(func(yield func(*Thread) bool) {
 		c.yield = yield
+		c.g = curG()
 		for {
 			// The launch's labels let the watchdog find this goroutine
 			// in a goroutine profile (see sampleStuck).
@@ -353,6 +360,13 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 			// (a *testing.T's FailNow, Fatal or SkipNow called in a
 			// kernel). It ends this coroutine's goroutine, and the
 			// launch with it.
+			if t.state == stStopped {
+				// A thread being stopped: Thread.stopLoop ended it,
+				// or the kernel did as it unwound. The launch ends
+				// anyway.
+				ok = false
+				return
+			}
 			w.kernelGoexit(t)
 		default:
 			w.kernelPanic(t, r)
@@ -362,6 +376,7 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 	}()
 	l := w.l
 	random := l.opts.schedule == RandomOrder
+	w.g = c.g
 	for {
 		// The next thread to start, in block admission order and
 		// threadIdx order within a block, prepared for its first run:
@@ -402,6 +417,7 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 			if !c.yield(u) {
 				return false
 			}
+			w.g = c.g
 		}
 	}
 }
@@ -504,7 +520,7 @@ func (w *worker) runBlocks() {
 			continue
 		}
 		if t := w.popRunnable(); t != nil {
-			w.cur = t
+			w.cur, w.g = t, t.co.g
 			w.resume(t.co)
 			continue
 		}
@@ -789,6 +805,7 @@ func (w *worker) retire(b *block) {
 	if w.l.prof != nil {
 		w.profRetire(b)
 	}
+	b.lapseShared()
 	for i, x := range w.blocks {
 		if x == b {
 			w.blocks = append(w.blocks[:i], w.blocks[i+1:]...)
@@ -804,6 +821,16 @@ func (w *worker) retire(b *block) {
 	}
 	if p := w.l.prog; p != nil {
 		p.done.Add(1)
+	}
+}
+
+// lapseShared ends the life of the shared arrays the block declared.
+func (b *block) lapseShared() {
+	for _, a := range b.static[:b.declared] {
+		a.lapse()
+	}
+	if b.dynamic != nil {
+		b.dynamic.lapse()
 	}
 }
 
@@ -829,12 +856,41 @@ func drainIdle() {
 // goroutine ever started kept memory (a test of 100 random-schedule radix
 // sorts grew to 24 GB).
 func (w *worker) shutdown() {
+	finished := false
+	defer func() {
+		if !finished {
+			// A kernel's runtime.Goexit (Thread.stopLoop's, or the
+			// kernel's own as it unwound) ended the coroutine being
+			// stopped, and iter.Pull passed it on to this goroutine:
+			// finish on another, so that no coroutine is left behind.
+			// (A coroutine is marked dead before it is stopped.)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				w.shutdown()
+			}()
+			<-done
+		}
+	}()
 	if w.poolsCoros() && w.l.stop.Load() != stopHang {
 		for _, c := range w.pool {
 			if !c.idle && !c.dead {
 				if _, ok := c.next(); !ok {
 					c.dead = true
 				}
+			}
+		}
+	}
+	// The thread each coroutine holds, suspended: the one that runs as
+	// the coroutine is stopped and unwinds it (see own).
+	var held map[*coro]*Thread
+	for _, b := range w.blocks {
+		for k := range b.started {
+			if t := &b.threads[k]; t.state != stDone {
+				if held == nil {
+					held = map[*coro]*Thread{}
+				}
+				held[t.co] = t
 			}
 		}
 	}
@@ -848,8 +904,9 @@ func (w *worker) shutdown() {
 			c.w = nil
 			keep = append(keep, c)
 		default:
-			c.stop()
+			w.cur, w.g = held[c], c.g
 			c.dead = true
+			c.stop()
 		}
 	}
 	idlePool.Lock()
@@ -861,6 +918,7 @@ func (w *worker) shutdown() {
 	}
 	w.all = nil
 	w.pool = nil
+	finished = true
 }
 
 // deadlock reports every live thread and where it waits.

@@ -10,14 +10,86 @@ type sharedArray interface {
 	reset(detect bool)
 	base() *mem
 	storage() (unsafe.Pointer, int)
+	lapse()
+	revive()
 }
+
+// A shared array lives while its block runs. The array of a block slot
+// (block) is reused by the next block the slot runs, once that block
+// declares it: from the end of the block that declared it until then, it
+// has lapsed: its elements are parked in vdata, as a misaligned view's
+// are, and its length is 0, so that every access to it (through a pointer
+// kept past its block, its launch or its Device) takes the slow path,
+// which reports it (badIndex). Views of it keep its elements: they are
+// checked in Load and Store's slow path (viewCheck) and periodic check
+// (checkShared).
+
+// sharedLife is what a shared array knows of its blocks.
+type sharedLife struct {
+	owner    *block // the block slot that declares it
+	lapsedIn Dim3   // the block it belonged to last, for reports
+}
+
+// lapse ends the array's life with its block's.
+func (b *Buffer[T]) lapse() {
+	if b.lapsed {
+		return
+	}
+	b.life.lapsedIn = b.life.owner.idx
+	b.vdata, b.data, b.n, b.lapsed = b.data, nil, 0, true
+}
+
+// checkShared reports an access (op) of element i of shared array m (or a
+// view of one) that the thread's block cannot make: the array has lapsed,
+// or is another block's.
+func (t *Thread) checkShared(m *mem, i int, op string) {
+	r := m
+	if m.vroot != nil {
+		r = m.vroot
+	}
+	if r.lapsed {
+		t.badAccess(m, i, op)
+	}
+	if r.life.owner != t.blk {
+		t.otherBlockShared(m, i, op)
+	}
+}
+
+// otherBlockShared reports an access (op) to another block's live shared
+// array (a pointer passed through global memory or a Go variable) and ends
+// the launch: a block reaches only its own shared memory.
+//
+//go:noinline
+func (t *Thread) otherBlockShared(m *mem, i int, op string) {
+	r := m
+	if m.vroot != nil {
+		r = m.vroot
+	}
+	t.w.l.addFinding(Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Index: i,
+		Detail: fmt.Sprintf("shared array %q belongs to block %s: a thread of block %s cannot reach it (on the GPU the address is in its own block's shared memory)",
+			m.name, r.life.owner.idx.IndexString(), t.BlockIdx.IndexString()),
+		Current: threadAccess(t, op, t.w.sites.callerSite())})
+	panic(abortKernel{})
+}
+
+// revive makes a lapsed array its slot's new block's.
+func (b *Buffer[T]) revive() {
+	if !b.lapsed {
+		return
+	}
+	b.data, b.n, b.vdata, b.lapsed = b.vdata, len(b.vdata), nil, false
+}
+
+// sharedLen is the array's length, lapsed or not.
+func (b *Buffer[T]) sharedLen() int { return max(len(b.data), len(b.vdata)) }
 
 func (b *Buffer[T]) reset(detect bool) {
 	clear(b.data)
+	clear(b.vdata)
 	clear(b.init)
 	b.initAll = false
 	if detect && b.shadow == nil {
-		b.shadow = make([]cell, b.units())
+		b.shadow = make([]cell, (b.sharedLen()*b.elemSize+b.unit-1)/b.unit)
 	}
 	// Records of the block that used the array before are told apart by
 	// their gids (hbView.floor), not cleared; side tables are.
@@ -59,7 +131,8 @@ func Shared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 func sharedAt[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	b := t.blk
 	s := t.w.sites.callerSkip(0, 3).site
-	if k := t.shDecl; k < b.declared && b.staticSite[k] == s {
+	if k := t.shDecl; k < b.declared && b.staticSite[k] == s && t.state == stRunning {
+		// The array another thread of the block declared already.
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
 			t.shDecl++
 			return arr
@@ -74,6 +147,7 @@ func sharedAt[T Storable](t *Thread, name string, n int) *Buffer[T] {
 //
 //go:noinline
 func declareShared[T Storable](t *Thread, name string, n int, s site) *Buffer[T] {
+	t.own()
 	b := t.blk
 	for j := 0; j < b.declared; j++ {
 		if b.staticSite[j] != s {
@@ -115,14 +189,15 @@ func declareShared[T Storable](t *Thread, name string, n int, s site) *Buffer[T]
 	b.staticB += n * size
 	if k < len(b.static) {
 		b.staticSite[k] = s
-		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
+		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && arr.sharedLen() == n {
+			arr.revive()
 			return arr
 		}
-		arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect, false)
+		arr := newSharedBuffer[T](t.w.l.dev, b, name, n, t.w.l.detect, false)
 		b.static[k] = arr
 		return arr
 	}
-	arr := newSharedBuffer[T](t.w.l.dev, name, n, t.w.l.detect, false)
+	arr := newSharedBuffer[T](t.w.l.dev, b, name, n, t.w.l.detect, false)
 	b.static = append(b.static, arr)
 	b.staticSite = append(b.staticSite, s)
 	return arr
@@ -144,24 +219,29 @@ func declareShared[T Storable](t *Thread, name string, n int, s site) *Buffer[T]
 // not a multiple of the first declaration's element size, the views cover
 // the whole elements of that type only.)
 func DynamicShared[T Storable](t *Thread, name string) *Buffer[T] {
-	if arr, ok := t.blk.dynamic.(*Buffer[T]); ok && arr.name == name {
+	if arr, ok := t.blk.dynamic.(*Buffer[T]); ok && arr.name == name && !arr.lapsed && t.state == stRunning {
 		return arr
 	}
 	return declareDynamic[T](t, name)
 }
 
 // declareDynamic is DynamicShared's slow path: the block's first
-// declaration, which makes its dynamic shared memory, and the views of it
-// under other types or names, made once per block.
+// declaration, which makes its dynamic shared memory or revives its slot's,
+// and the views of it under other types or names, made once per block slot.
 //
 //go:noinline
 func declareDynamic[T Storable](t *Thread, name string) *Buffer[T] {
+	t.own()
 	b := t.blk
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	if b.dynamic == nil {
-		arr := newSharedBuffer[T](t.w.l.dev, name, t.w.l.dynSh/size, t.w.l.detect, true)
+		arr := newSharedBuffer[T](t.w.l.dev, b, name, t.w.l.dynSh/size, t.w.l.detect, true)
 		b.dynamic = arr
+		return arr
+	}
+	b.dynamic.revive() // (at the block's first call)
+	if arr, ok := b.dynamic.(*Buffer[T]); ok && arr.name == name {
 		return arr
 	}
 	for _, v := range b.dynViews {
@@ -175,10 +255,11 @@ func declareDynamic[T Storable](t *Thread, name string) *Buffer[T] {
 	return arr
 }
 
-func newSharedBuffer[T Storable](d *Device, name string, n int, detect, dynamic bool) *Buffer[T] {
+// newSharedBuffer makes a shared array of block slot owner.
+func newSharedBuffer[T Storable](d *Device, owner *block, name string, n int, detect, dynamic bool) *Buffer[T] {
 	var zero T
 	arr := &Buffer[T]{data: makeStorage[T](n)}
-	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d}
+	arr.mem = mem{name: name, space: SharedSpace, elemSize: int(unsafe.Sizeof(zero)), n: n, dev: d, life: &sharedLife{owner: owner}}
 	arr.initRoot(dynamic)
 	if detect {
 		arr.shadow = make([]cell, arr.units())
@@ -196,6 +277,7 @@ func (t *Thread) sharedError(msg string) {
 // `__shared__ T name[rows][cols]`, laid out row-major as CUDA's: element
 // [r][c] is index r*cols + c. It is declared like Shared.
 func Shared2D[T Storable](t *Thread, name string, rows, cols int) *Buffer[T] {
+	t.own()
 	if rows < 0 || cols < 0 || cols > 0 && rows > t.w.l.spec.SharedPerBlock/cols {
 		t.sharedError(fmt.Sprintf("shared array %q [%d][%d] has a negative dimension or exceeds the per-block limit", name, rows, cols))
 	}

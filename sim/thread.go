@@ -45,7 +45,8 @@ const (
 
 // Thread is one simulated CUDA thread, passed to the kernel. Its exported
 // fields are CUDA's built-in variables; read them, never write them.
-// A Thread is only valid inside the kernel call it was passed to.
+// A Thread is only valid inside the kernel call it was passed to, on the
+// goroutine that runs it (see the package doc's # Misuse).
 type Thread struct {
 	ThreadIdx Dim3 // threadIdx
 	BlockIdx  Dim3 // blockIdx
@@ -59,6 +60,9 @@ type Thread struct {
 	state threadState
 	// waitFor is what the thread waits for while stSpinning.
 	waitFor waitKind
+	// stopCalls counts the calls into sim since the thread was unwound
+	// by a stopped launch (see halt).
+	stopCalls uint16
 
 	budget int // accesses left before the slow path runs
 	ops    int // accesses left before the next spin check
@@ -124,8 +128,20 @@ const warpSize = 32
 // suspend parks the thread's coroutine until the scheduler resumes it. The
 // caller has already put the thread where it will be found (run queue,
 // barrier, collective). If the launch is being torn down, the kernel's stack
-// unwinds with errStopped.
+// unwinds with errStopped. Only the thread's own coroutine may switch away
+// from it: a Thread that got here used by another (see own) is reported
+// instead.
 func (t *Thread) suspend() {
+	if !t.owned() {
+		t.notOwner()
+	}
+	t.suspendOwned()
+}
+
+// suspendOwned is suspend for a caller that has checked the owner itself
+// (barriers and collectives, which cannot spare the call): small enough to
+// be inlined.
+func (t *Thread) suspendOwned() {
 	if !t.co.yield(t) {
 		panic(errStopped)
 	}
@@ -141,27 +157,60 @@ func (t *Thread) yield() {
 
 // halt is where a thread that calls into sim learns that its launch is
 // ending from outside (LaunchContext's cancellation, the time limit, a
-// fatal finding in another worker) or has ended (a Thread kept past its
-// launch). It does not return.
+// fatal finding) or has ended (a Thread kept past its launch). It does not
+// return.
+//
+// A thread that was unwound already and calls into sim again (from a
+// deferred call, as it unwinds, or because the kernel recovered the panic)
+// is unwound again; after maxStopCalls such calls the kernel is taken to
+// recover every panic in a loop, and its goroutine is ended (stopLoop).
 //
 //go:noinline
 func (t *Thread) halt() {
 	l := t.w.l
 	if l.ended.Load() {
-		panic(&MisuseError{Code: ErrInvalidValue, Op: "Thread",
-			What: fmt.Sprintf("thread %s of block %s is used after its launch ended: a Thread is valid only inside the kernel call it was passed to", t.ThreadIdx.IndexString(), t.BlockIdx.IndexString())})
+		panic(t.usedAfterLaunch())
 	}
+	if !t.owned() {
+		t.notOwner()
+	}
+	if t.state == stStopped {
+		t.stopCalls++
+		if t.stopCalls > maxStopCalls {
+			t.stopLoop()
+		}
+	} else {
+		t.stopCalls = 0
+		// Where the report of a stopped launch finds the thread.
+		t.waitSite = t.w.sites.callerSite()
+	}
+	t.state = stStopped
 	if l.stop.Load() == stopHang {
 		// The launch was abandoned: unwind the stray thread and let its
 		// worker wind down.
 		panic(errStopped)
 	}
-	// Park here, where the report of a stopped launch finds the thread;
-	// the scheduler ends the launch and unwinds it.
-	t.waitSite = t.w.sites.callerSite()
-	t.state = stStopped
+	// Park here; the scheduler ends the launch and unwinds the thread.
 	t.suspend()
 	panic(errStopped)
+}
+
+// maxStopCalls bounds the calls into sim a thread makes after it was
+// unwound: a deferred call that calls into sim as the stack unwinds makes
+// one each, and no kernel defers hundreds.
+const maxStopCalls = 256
+
+// stopLoop ends a thread that keeps recovering the panic that unwinds it
+// and calling into sim again, a recover() in a retry loop: a panic cannot
+// end it, so runtime.Goexit does (its deferred calls run, and recover
+// cannot stop it). The finding says so.
+//
+//go:noinline
+func (t *Thread) stopLoop() {
+	t.w.l.addFinding(Finding{Kind: KernelPanic,
+		Detail:  fmt.Sprintf("the thread called into sim %d times after its launch was stopped, recovering each time the panic that unwinds it (a recover() of every panic, in a retry loop?): sim ended its goroutine with runtime.Goexit", maxStopCalls),
+		Current: threadAccess(t, "recover", t.waitSite)})
+	runtime.Goexit()
 }
 
 // resumeWatch sets how a thread that was parked as spinning goes on when
@@ -180,14 +229,22 @@ func (t *Thread) resumeWatch() {
 }
 
 // periodic is the work of a thread's spin-check period (every
-// defaultBudget accesses, or spinOps): the watchdog's beat, the stack-depth
-// limit, and the check that a buffer belongs to the launch's Device, which
-// the fast path of Load and Store leaves out.
-func (t *Thread) periodic(m *mem) {
+// defaultBudget accesses, or spinOps), on its access of element i of m:
+// the watchdog's beat, the stack-depth limit, and the checks that the fast
+// path of Load and Store leaves out: that the Thread is used by its own
+// thread's goroutine, that a global buffer belongs to the launch's Device,
+// and that a shared array is the thread's block's.
+func (t *Thread) periodic(m *mem, i int) {
+	if !t.owned() {
+		t.notOwner()
+	}
 	w := t.w
 	w.beat.Add(1)
 	if m.space == GlobalSpace && m.dev != w.l.dev {
 		t.foreign(m)
+	}
+	if m.space == SharedSpace {
+		t.checkShared(m, i, "access") // (a read or a write: the fast path does not say)
 	}
 	if d := w.l.maxDepth; d > 0 {
 		var pc [1]uintptr

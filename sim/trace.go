@@ -116,6 +116,14 @@ func (w *worker) profExit(t *Thread) {
 // launch is a process, placed after the previous one on the logical clock,
 // and each traced warp a thread of it.
 func WriteTrace(w io.Writer, launches ...*Profile) error {
+	if w == nil {
+		return fmt.Errorf("sim: WriteTrace: nil io.Writer")
+	}
+	for n, p := range launches {
+		if p == nil {
+			return fmt.Errorf("sim: WriteTrace: launch %d is a nil *Profile (a refused launch's)", n+1)
+		}
+	}
 	var evs []TraceEvent
 	var offset int64
 	for n, p := range launches {

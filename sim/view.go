@@ -52,6 +52,9 @@ func (b *Buffer[T]) elems() []T {
 // panics with a *MisuseError when it is made; in a kernel that is a
 // KernelPanic finding with the line.
 func (b *Buffer[T]) View(off, n int) *Buffer[T] {
+	if err := b.unmade("View"); err != nil {
+		panic(err)
+	}
 	if off < 0 || n < 0 || off > b.n || n > b.n-off {
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "View", What: fmt.Sprintf("view [%d, %d+%d) of buffer %q of %d elements reaches past its end", off, off, n, b.name, b.n)})
 	}
@@ -64,6 +67,9 @@ func (b *Buffer[T]) View(off, n int) *Buffer[T] {
 // and an index past its end reads on into b. An index outside b is out of
 // bounds, reported as b's index (i + off). A View, by contrast, is bounded.
 func (b *Buffer[T]) Offset(off int) *Buffer[T] {
+	if err := b.unmade("Offset"); err != nil {
+		panic(err)
+	}
 	if off < 0 || off > b.n {
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Offset", What: fmt.Sprintf("offset %d is outside buffer %q of %d elements", off, b.name, b.n)})
 	}
@@ -110,6 +116,9 @@ func (b *Buffer[T]) outside(i int) (*Buffer[T], int, bool) {
 // of smaller elements than the allocation's cost more shadow memory: see
 // shadow.go.)
 func Reinterpret[U, T Storable](b *Buffer[T]) *Buffer[U] {
+	if err := b.unmade("Reinterpret"); err != nil {
+		panic(err)
+	}
 	var t T
 	var u U
 	n := b.n * int(unsafe.Sizeof(t)) / int(unsafe.Sizeof(u))
@@ -185,7 +194,10 @@ func (b *Buffer[T]) viewStore(t *Thread, i int, v T) {
 // viewCheck reports an access through view b that hardware would fault on:
 // outside the view, to a freed allocation, or misaligned.
 func (b *Buffer[T]) viewCheck(t *Thread, i int, write bool) {
-	if uint(i) >= uint(b.n) || b.vroot.freed {
+	if t.w.l.aborted.Load() || t.state != stRunning {
+		t.ownSlow() // as slowAccess does, before any finding
+	}
+	if uint(i) >= uint(b.n) || b.vroot.freed || b.vroot.lapsed {
 		b.freed = b.vroot.freed
 		t.badIndex(&b.mem, i, write)
 	}
@@ -216,6 +228,12 @@ func (t *Thread) misaligned(m *mem, i int, write bool) {
 // elements keep their initialisation: an uninitialised source element
 // leaves its copy uninitialised. Both must be global buffers of one Device.
 func Copy[T Storable](dst, src *Buffer[T]) error {
+	if err := src.unmade("Copy"); err != nil {
+		return err
+	}
+	if err := dst.unmade("Copy"); err != nil {
+		return err
+	}
 	if src.space != GlobalSpace || src.dev != dst.dev {
 		return &MisuseError{Code: ErrInvalidValue, Op: "Copy", What: fmt.Sprintf("buffer %q is not a global buffer of the destination's Device", src.name)}
 	}
@@ -243,6 +261,9 @@ func Copy[T Storable](dst, src *Buffer[T]) error {
 // cudaMemset(ptr, value, n) does, and marks those bytes initialised: an
 // element set in part is read as uninitialised.
 func (b *Buffer[T]) MemsetBytes(value byte, n int) error {
+	if err := b.unmade("MemsetBytes"); err != nil {
+		return err
+	}
 	var z T
 	size := int(unsafe.Sizeof(z))
 	if n < 0 || n > b.n*size {

@@ -6,6 +6,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -235,6 +236,46 @@ func TestMisalignedWordLoad(t *testing.T) {
 	wantClean(t, exec(t, dev, lin(1, 1), func(t *sim.Thread) { f2.Store(t, 0, sim.MakeFloat2(1, 2)) }))
 	if got := fl.ToHost(); got[2] != 1 || got[3] != 2 {
 		t.Errorf("float2 store landed at %v", got[:4])
+	}
+}
+
+// Atomics, volatile and atomic_ref accesses and read-only loads through a
+// misaligned view are MisalignedAddress findings naming the element in the
+// view's type and its byte in the allocation, as a plain load is; they
+// were "index 0 outside [0,15)". An index past the view is out of bounds.
+func TestMisalignedStrongAccessesAreNamed(t *testing.T) {
+	t.Parallel()
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		b := zeroed[uint8](t, dev, "b", 64)
+		w := sim.Reinterpret[uint32](b.Offset(1)) // 15 words from byte 1
+		d := sim.Reinterpret[uint64](b.Offset(4)) // 7 double words from byte 4
+		for _, tc := range []struct {
+			name  string
+			index int
+			bytes int // the access's first byte in "b"
+			use   func(th *sim.Thread)
+		}{
+			{"AtomicAdd", 0, 1, func(th *sim.Thread) { sim.AtomicAdd(th, w, 0, 1) }},
+			{"AtomicCAS", 3, 13, func(th *sim.Thread) { sim.AtomicCAS(th, w, 3, 0, 1) }},
+			{"AtomicRef", 2, 9, func(th *sim.Thread) {
+				sim.NewAtomicRef(w, 2, sim.ThreadScopeDevice).FetchAdd(th, 1, sim.MemoryOrderRelaxed)
+			}},
+			{"LoadVolatile", 0, 1, func(th *sim.Thread) { w.LoadVolatile(th, 0) }},
+			{"StoreVolatile", 14, 57, func(th *sim.Thread) { w.StoreVolatile(th, 14, 1) }},
+			{"Ldg", 1, 5, func(th *sim.Thread) { sim.Ldg(th, w, 1) }},
+			{"AtomicAdd uint64", 0, 4, func(th *sim.Thread) { sim.AtomicAdd(th, d, 0, 1) }},
+		} {
+			r := exec(t, dev, lin(1, 1, o), func(th *sim.Thread) { tc.use(th) })
+			f := only(t, r, sim.MisalignedAddress)
+			if f.Memory != "b" || f.Index != tc.index || !strings.Contains(f.Detail, fmt.Sprintf("access at byte %d of", tc.bytes)) {
+				t.Errorf("detection %v, %s: want element %d at byte %d:\n%v", o.Detection(), tc.name, tc.index, tc.bytes, r)
+			}
+		}
+		r := exec(t, dev, lin(1, 1, o), func(th *sim.Thread) { sim.AtomicAdd(th, w, 15, 1) })
+		if f := only(t, r, sim.OutOfBounds); f.Index != 15 || !strings.Contains(f.Detail, "outside [0,15)") {
+			t.Errorf("detection %v: an atomic past the misaligned view:\n%v", o.Detection(), r)
+		}
 	}
 }
 

@@ -143,8 +143,8 @@ func (w *worker) collectiveFatal(t *Thread, kind collKind, s site, detail string
 
 func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, width int) uint64 {
 	w := t.w
-	if w.l.aborted.Load() {
-		t.halt()
+	if w.cur != t || !onStack(w.g) || w.l.aborted.Load() {
+		t.ownSlow() // own, written out, as in barrier
 	}
 	w.tick()
 	w.syncArrival(t)
@@ -184,7 +184,7 @@ func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, w
 	}
 	t.state = stWarp
 	t.waitSite = s
-	t.suspend()
+	t.suspendOwned()
 	t.state = stRunning
 	return t.collRes
 }

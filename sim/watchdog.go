@@ -166,7 +166,9 @@ func (l *launch) halt(reason int32) {
 // launch's result.
 func (l *launch) abandon(w *worker, quiet time.Duration) {
 	l.halt(stopHang)
-	l.abandoned = true
+	l.mu.Lock()
+	l.abandoned = true // (mergeStats reads it)
+	l.mu.Unlock()
 	blk, thr, ok := peekRunning(w)
 	where := sampleStuck(l.labels)
 	// What gave up on it: the watchdog, or the grace after the context's

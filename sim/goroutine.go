@@ -1,0 +1,16 @@
+package sim
+
+import "unsafe"
+
+// stackHolds reports whether the stack of goroutine g (as curG returns it)
+// holds the caller's frame, that is, whether the caller runs on g. A
+// goroutine's stack bounds are the first two words of its g, the layout
+// every Go function's stack check relies on (its prologue compares the
+// stack pointer with the word after them). It costs a few loads where curG
+// costs a call, which in an atomic spilled every argument.
+func stackHolds(g unsafe.Pointer) bool {
+	var here byte
+	sp := uintptr(unsafe.Pointer(&here))
+	bounds := (*[2]uintptr)(g)
+	return bounds[0] <= sp && sp < bounds[1]
+}
