@@ -611,7 +611,7 @@ func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
 		return
 	}
 	x.spanHit |= muteUninit
-	t.w.l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Index: i,
+	t.w.l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
 		Detail:  "read before the host or any thread wrote it",
 		Current: threadAccess(t, opNames[kind], s)})
 }
@@ -741,7 +741,7 @@ func (t *Thread) holdGuess(m *mem, i int, op string, s site, prev *access, slot 
 		w.guessAt = map[guessKey]int{}
 	}
 	w.guessAt[k] = len(w.guesses)
-	w.guesses = append(w.guesses, guessRace{guessKey: k, n: 1, cas: cas, f: Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
+	w.guesses = append(w.guesses, guessRace{guessKey: k, n: 1, cas: cas, f: Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
 		Current:  threadAccess(t, op, s),
 		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))}})
 }
@@ -841,7 +841,7 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	if k.mem != nil && (t.w.repeated(k) || l.countRace(t.w, k)) {
 		return
 	}
-	l.addRace(k, Finding{Kind: DataRace, Space: m.space, Memory: m.name, Index: i,
+	l.addRace(k, Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
 		Current:  threadAccess(t, op, s),
 		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))})
 }

@@ -60,6 +60,7 @@ type mem struct {
 	dev      *Device
 	freed    bool
 	lapsed   bool   // a shared array whose block has ended (shared.go)
+	cols     int    // a 2-D shared array's row length (Shared2D), else 0
 	initAll  bool   // see init
 	bytes    int64  // n * elemSize, what the device accounts for
 	release  func() // drops the elements (Free, Device.Close)

@@ -159,6 +159,9 @@ type Finding struct {
 	Space  Space  // of the memory involved, if any
 	Memory string // buffer or shared array name, if any
 	Index  int    // element index, if any
+	// Cols is the row length of a 2-D shared array (Shared2D), whose
+	// element Index is [Index/Cols][Index%Cols]; 0 for 1-D memory.
+	Cols int `json:",omitempty"`
 	// Current is the access that revealed the finding; Previous the earlier
 	// access it conflicts with (races), or the other party (divergence).
 	Current, Previous Access
@@ -172,6 +175,15 @@ type Finding struct {
 	Waiting []WaitingThread `json:",omitempty"`
 }
 
+// elementString is element i of memory with rows of cols elements (0:
+// 1-D) as CUDA source names it: [i], or [row][col] for a 2-D array.
+func elementString(i, cols int) string {
+	if cols <= 0 || i < 0 {
+		return fmt.Sprintf("[%d]", i)
+	}
+	return fmt.Sprintf("[%d][%d]", i/cols, i%cols)
+}
+
 func (f *Finding) key() string {
 	return fmt.Sprintf("%d|%s|%s|%s|%s|%s", f.Kind, f.Current.Site, f.Previous.Site, f.Current.Op, f.Previous.Op, f.Memory)
 }
@@ -180,7 +192,7 @@ func (f Finding) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s", f.Kind)
 	if f.Memory != "" {
-		fmt.Fprintf(&b, " on %s %s[%d]", f.Space, quoteName(f.Memory), f.Index)
+		fmt.Fprintf(&b, " on %s %s%s", f.Space, quoteName(f.Memory), elementString(f.Index, f.Cols))
 	}
 	if f.Detail != "" {
 		fmt.Fprintf(&b, ": %s", f.Detail)
@@ -477,7 +489,7 @@ func (t *Thread) badIndex(m *mem, i int, write bool) {
 // badAccess is badIndex for an access named op.
 func (t *Thread) badAccess(m *mem, i int, op string) {
 	s := t.w.sites.callerSite()
-	f := Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Index: i,
+	f := Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
 		Detail:  fmt.Sprintf("index %d outside [0,%d)", i, m.n),
 		Current: threadAccess(t, op, s)}
 	root := m

@@ -65,7 +65,7 @@ func (t *Thread) otherBlockShared(m *mem, i int, op string) {
 	if m.vroot != nil {
 		r = m.vroot
 	}
-	t.w.l.addFinding(Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Index: i,
+	t.w.l.addFinding(Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
 		Detail: fmt.Sprintf("shared array %q belongs to block %s: a thread of block %s cannot reach it (on the GPU the address is in its own block's shared memory)",
 			m.name, r.life.owner.idx.IndexString(), t.BlockIdx.IndexString()),
 		Current: threadAccess(t, op, t.w.sites.callerSite())})
@@ -281,7 +281,9 @@ func Shared2D[T Storable](t *Thread, name string, rows, cols int) *Buffer[T] {
 	if rows < 0 || cols < 0 || cols > 0 && rows > t.w.l.spec.SharedPerBlock/cols {
 		t.sharedError(fmt.Sprintf("shared array %q [%d][%d] has a negative dimension or exceeds the per-block limit", name, rows, cols))
 	}
-	return sharedAt[T](t, name, rows*cols)
+	arr := sharedAt[T](t, name, rows*cols)
+	arr.mem.cols = cols
+	return arr
 }
 
 // SharedVar returns the block's scalar shared variable `__shared__ T name;`

@@ -216,7 +216,7 @@ func (t *Thread) misaligned(m *mem, i int, write bool) {
 		op = "write"
 	}
 	addr := m.vbyte + i*m.elemSize
-	t.w.l.addFinding(Finding{Kind: MisalignedAddress, Space: m.space, Memory: m.name, Index: i,
+	t.w.l.addFinding(Finding{Kind: MisalignedAddress, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
 		Detail: fmt.Sprintf("a %d-byte access at byte %d of %q, which is not a multiple of its alignment",
 			m.elemSize, addr, m.name),
 		Current: threadAccess(t, op, t.w.sites.callerSite())})

@@ -557,3 +557,35 @@ func TestOutOfBoundsOffsetRowPointerBeforeBuffer(t *testing.T) {
 		t.Fatalf("finding %+v, want in[-1] outside [0,16)", f)
 	}
 }
+
+// A 2-D shared array's findings name the element by row and column, as the
+// CUDA source does (tile[r][c]), not by its flat index.
+func TestRaceSharedTwoDNamesRowAndColumn(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := mustAlloc[float32](t, dev, "out", 64)
+	r := exec(t, dev, lin(1, 64), func(t *sim.Thread) {
+		tile := sim.Shared2D[float32](t, "tile", 8, 8)
+		x, y := t.ThreadIdx.X%8, t.ThreadIdx.X/8
+		tile.Store(t, y*8+x, float32(t.ThreadIdx.X))
+		// (the __syncthreads() of a transpose is missing)
+		out.Store(t, t.ThreadIdx.X, tile.Load(t, x*8+y))
+	})
+	f := wantKind(t, r, sim.DataRace)
+	if f.Cols != 8 || !strings.Contains(f.String(), fmt.Sprintf(`"tile"[%d][%d]`, f.Index/8, f.Index%8)) {
+		t.Errorf("finding does not name the element by row and column (Cols %d):\n%v", f.Cols, f)
+	}
+}
+
+func TestOutOfBoundsSharedTwoDPastLastRow(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	r := exec(t, dev, lin(1, 32), func(t *sim.Thread) {
+		tile := sim.Shared2D[int32](t, "tile", 4, 8)
+		tile.Store(t, (t.ThreadIdx.X/8+1)*8+t.ThreadIdx.X%8, 1) // row 1..4 of 4 rows
+	})
+	f := wantKind(t, r, sim.OutOfBounds)
+	if !strings.Contains(f.String(), `"tile"[4][`) {
+		t.Errorf("want the element as tile[4][c]:\n%v", f)
+	}
+}
