@@ -52,7 +52,8 @@ import (
 // changed), neither happens before the other, and they are not both strong
 // with scopes that include each other (a block-scope operation includes
 // only its block; volatile accesses are system scope, legacy atomics
-// device scope). A plain load racing with an atomic read-modify-write is
+// device scope), except two volatile accesses of a shared cell by lanes of
+// one warp, which race (the warp-synchronous idiom without __syncwarp). A plain load racing with an atomic read-modify-write is
 // not a race when the loading thread compare-and-swaps the cell after the
 // load (the Programming Guide's CAS loop; decided at the run's end).
 //
@@ -126,6 +127,8 @@ type refAccess struct {
 	strong bool
 	block  bool // block scope
 	op     opcode
+	// volatile marks a volatile access (isVolatile).
+	volatile bool
 }
 
 type refColl struct {
@@ -535,6 +538,12 @@ func (r *reference) step(e *event, next []*inst) {
 	}
 }
 
+// isVolatile reports whether in is a volatile access (LDV, STV, or a WAIT
+// that polls with volatile loads).
+func isVolatile(in *inst) bool {
+	return in.op == opLDV || in.op == opSTV || in.op == opWAIT && !in.waitRef()
+}
+
 func (r *reference) markRelease(t *refThread, block bool) {
 	t.fenced, t.fenceBlock, t.fenceStamp = true, block, t.own
 }
@@ -585,7 +594,8 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 		if a.g == t.g || !(a.write || writes) {
 			continue
 		}
-		if a.strong && strong && (!a.block && !block || r.th[a.g].block == t.block) {
+		if a.strong && strong && (!a.block && !block || r.th[a.g].block == t.block) &&
+			!(isShared(int(e.cell)) && a.volatile && isVolatile(in) && r.th[a.g].warp == t.warp && r.th[a.g].block == t.block) {
 			continue
 		}
 		if t.know(a.g) >= a.stamp {
@@ -608,7 +618,7 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 		}
 		r.lastCAS[[2]int{inst, t.g}] = t.own
 	}
-	r.accs[inst] = append(r.accs[inst], refAccess{idx: r.cur, g: t.g, stamp: t.own, slot: slot, write: writes, strong: strong, block: block, op: in.op})
+	r.accs[inst] = append(r.accs[inst], refAccess{idx: r.cur, g: t.g, stamp: t.own, slot: slot, write: writes, strong: strong, block: block, op: in.op, volatile: isVolatile(in)})
 	// Values.
 	cur := r.mem[inst]
 	if reads && e.val != cur {

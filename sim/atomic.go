@@ -121,7 +121,9 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 	if w.l.opts.schedule == RandomOrder {
 		t.yield()
 	}
-	if kind == accAtomic && w.l.opts.warpModel == Lockstep {
+	if (kind == accAtomic || flags&volatileBit != 0) && w.l.opts.warpModel == Lockstep {
+		// (Volatile accesses meet too: the warp-synchronous code that
+		// relied on lockstep exchanged values through them.)
 		t.lockstepMeet()
 	}
 	detect := w.l.detect

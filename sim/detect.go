@@ -397,16 +397,18 @@ type hbView struct {
 	// launch's first thread for global memory, the block's for shared
 	// memory (whose records from the block that last used the array are
 	// stale). Lower ones, and the host's 0, come before the access.
-	floor   uint32
-	base    uint32 // gid of thread 0 of the thread's block
-	n       uint32 // threads per block
-	tid     uint32 // the thread's index in its block
-	warp    uint32
-	phase   uint16
-	atomics bool // the thread acquired knowledge through atomics
-	known   *[warpSize]uint32
-	t       *Thread
-	ctxs    []accessCtx // the launch's contexts, which records index
+	floor uint32
+	base  uint32 // gid of thread 0 of the thread's block
+	n     uint32 // threads per block
+	tid   uint32 // the thread's index in its block
+	warp  uint32
+	phase uint16
+	// lockstep is set under the pre-Volta warp model (Options.WithWarpModel).
+	lockstep bool
+	atomics  bool // the thread acquired knowledge through atomics
+	known    *[warpSize]uint32
+	t        *Thread
+	ctxs     []accessCtx // the launch's contexts, which records index
 }
 
 // view returns t's hbView, kept in its thread slot: what never changes for
@@ -416,6 +418,7 @@ func (t *Thread) view(floor uint32) *hbView {
 	v := &t.x.view
 	v.floor, v.phase, v.atomics = floor, uint16(t.blk.phase), t.x.hb.vc != nil
 	v.ctxs = t.w.ctxView
+	v.lockstep = t.w.l.opts.warpModel == Lockstep
 	return v
 }
 
@@ -841,9 +844,13 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	if k.mem != nil && (t.w.repeated(k) || l.countRace(t.w, k)) {
 		return
 	}
-	l.addRace(k, Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
+	f := Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
 		Current:  threadAccess(t, op, s),
-		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))})
+		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))}
+	if prev.site&volatileBit != 0 && (op == "volatile read" || op == "volatile write") {
+		f.Detail = "volatile accesses by two lanes of one warp with no __syncwarp between them: volatile makes each access reach memory, but orders nothing between lanes; since Volta (independent thread scheduling) a warp-synchronous exchange through shared memory needs __syncwarp (Programming Guide)"
+	}
+	l.addRace(k, f)
 }
 
 // warpSync orders the accesses of the lanes in mask before everything they

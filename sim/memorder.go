@@ -278,6 +278,20 @@ func (v *hbView) morallyStrong(a *access, flags uint32) bool {
 		((a.site|flags)&blockScopeBit == 0 || a.gid-v.base < v.n)
 }
 
+// warpVolatile reports whether recorded access a and the current access
+// (with flags) are volatile accesses of shared memory by two lanes of one
+// warp, under independent thread scheduling: the warp-synchronous idiom
+// (`volatile float *v = sdata; v[tid] += v[tid + 16]; ...` without
+// __syncwarp), which the Programming Guide says is unsafe since Volta. They
+// are morally strong, so PTX calls them no data race, but nothing orders
+// one lane's before the other's: a lane may read its neighbour's element
+// before or after the neighbour updates it. gpusim reports them as a race
+// unless a __syncwarp (or any other synchronisation) orders them.
+func (v *hbView) warpVolatile(a *access, flags uint32, shared bool) bool {
+	ut := a.gid - v.base
+	return shared && a.site&flags&volatileBit != 0 && !v.lockstep && ut < v.n && ut/warpSize == v.warp
+}
+
 // strongOpName is how a report names a strong access of kind with flags.
 func strongOpName(kind accKind, flags uint32) string {
 	switch {
@@ -310,7 +324,11 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 	aw, a0, a1 := v.decode(c.w), v.decode(p[0]), v.decode(p[1])
 	ordered := func(a *access) bool { return v.orderedInBlock(a) || v.orderedOtherwise(a) }
 	nr := rec{g, t.w.ctxOf(uint32(s)|flags|atomicBit, uint64(when)|uint64(h.clock)<<32)}
-	if aw.gid >= floor && aw.gid != g && !v.morallyStrong(&aw, flags) && !ordered(&aw) {
+	shared := m.space == SharedSpace
+	unordered := func(a *access) bool {
+		return (!v.morallyStrong(a, flags) || v.warpVolatile(a, flags, shared)) && !ordered(a)
+	}
+	if aw.gid >= floor && aw.gid != g && unordered(&aw) {
 		t.raceOp(m, i, strongOpName(kind, flags), s, &aw, false)
 	}
 	if kind == accRead {
@@ -336,7 +354,7 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		return
 	}
 	for _, a := range [2]*access{&a0, &a1} {
-		if a.gid >= floor && a.gid != g && !v.morallyStrong(a, flags) && !ordered(a) {
+		if a.gid >= floor && a.gid != g && unordered(a) {
 			t.raceOp(m, i, strongOpName(kind, flags), s, a, true)
 			break
 		}

@@ -37,7 +37,9 @@ const (
 	Independent WarpModel = iota
 	// Lockstep is the pre-Volta model: the lanes of a warp issue together, so
 	// lanes that diverge into a spin loop starve the warp-mates they wait for.
-	// Under it the simulator makes atomics warp-wide meeting points and holds
+	// Under it the simulator makes atomics and volatile accesses warp-wide
+	// meeting points (so that warp-synchronous code exchanging values
+	// through volatile shared memory works, as it did there) and holds
 	// back a lane while a warp-mate spins; a spin lock contended within a
 	// warp then deadlocks and is reported.
 	Lockstep

@@ -1,0 +1,97 @@
+package sim_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// The warp-synchronous reduction of pre-Volta CUDA code: the last warp of
+// a block reduces 64 shared elements through a volatile pointer, relying
+// on its lanes running in lockstep. Since Volta they need not: a lane may
+// read its neighbour's element before or after the neighbour updates it.
+// The Programming Guide's fix separates each step's reads from its writes
+// with __syncwarp. Volatile accesses are strong, so PTX calls the unsynced
+// form no data race; gpusim reports two lanes' volatile accesses of one
+// shared element as one unless something orders them (warpVolatile).
+func volatileWarpReduce(out *sim.Buffer[int32], syncWarp bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		s := sim.Shared[int32](t, "sdata", 64)
+		tid := t.ThreadIdx.X
+		s.Store(t, tid, int32(tid))
+		s.Store(t, tid+32, int32(tid+32))
+		t.SyncThreads()
+		if syncWarp {
+			v := s.LoadVolatile(t, tid)
+			for off := 32; off > 0; off /= 2 {
+				v += s.LoadVolatile(t, tid+off)
+				t.SyncWarp(0xffffffff)
+				s.StoreVolatile(t, tid, v)
+				t.SyncWarp(0xffffffff)
+			}
+		} else {
+			for off := 32; off > 0; off /= 2 {
+				s.StoreVolatile(t, tid, s.LoadVolatile(t, tid)+s.LoadVolatile(t, tid+off))
+			}
+		}
+		if tid == 0 {
+			out.Store(t, 0, s.LoadVolatile(t, 0))
+		}
+	}
+}
+
+func TestRaceVolatileWarpReduceWithoutSyncWarp(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := mustAlloc[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 32), volatileWarpReduce(out, false))
+	f := wantKind(t, r, sim.DataRace)
+	if f.Current.Op != "volatile write" && f.Current.Op != "volatile read" || !strings.Contains(f.Detail, "__syncwarp") {
+		t.Errorf("want a race of two volatile accesses that names __syncwarp:\n%v", f)
+	}
+}
+
+func TestNoRaceVolatileWarpReduceSyncWarp(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := mustAlloc[int32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(1, 32), volatileWarpReduce(out, true)))
+	if got := out.ToHost()[0]; got != 63*64/2 {
+		t.Errorf("sum = %d, want %d", got, 63*64/2)
+	}
+}
+
+// Under the pre-Volta warp model the lanes do run in lockstep: the idiom is
+// what those GPUs guaranteed, and gives the sum.
+func TestNoRaceVolatileWarpReduceLockstep(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := mustAlloc[int32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(1, 32, sim.Options{}.WithWarpModel(sim.Lockstep)), volatileWarpReduce(out, false)))
+	if got := out.ToHost()[0]; got != 63*64/2 {
+		t.Errorf("sum = %d, want %d", got, 63*64/2)
+	}
+}
+
+// Volatile accesses of lanes of different warps stay strong: a volatile
+// flag one warp sets and another polls is no race (what the flag orders is
+// another matter: see the fence tests).
+func TestNoRaceVolatileFlagAcrossWarps(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	wantClean(t, exec(t, dev, lin(1, 64), func(t *sim.Thread) {
+		flag := sim.SharedVar[int32](t, "flag")
+		if t.ThreadIdx.X == 0 {
+			flag.StoreVolatile(t, 0, 0)
+		}
+		t.SyncThreads()
+		switch t.ThreadIdx.X {
+		case 32:
+			flag.StoreVolatile(t, 0, 1)
+		case 0:
+			for flag.LoadVolatile(t, 0) == 0 {
+			}
+		}
+	}))
+}
