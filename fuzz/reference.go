@@ -52,8 +52,10 @@ import (
 // changed), neither happens before the other, and they are not both strong
 // with scopes that include each other (a block-scope operation includes
 // only its block; volatile accesses are system scope, legacy atomics
-// device scope), except two volatile accesses of a shared cell by lanes of
-// one warp, which race (the warp-synchronous idiom without __syncwarp). A plain load racing with an atomic read-modify-write is
+// device scope), except a volatile read of a shared cell followed by a
+// volatile write of it by another lane of the reader's warp, which race
+// when the reader's latest access is no longer that read (the
+// warp-synchronous idiom without __syncwarp; sim's warpVolatile). A plain load racing with an atomic read-modify-write is
 // not a race when the loading thread compare-and-swaps the cell after the
 // load (the Programming Guide's CAS loop; decided at the run's end).
 //
@@ -111,6 +113,9 @@ type refThread struct {
 	waitCell             int   // cell of a WAIT the thread polls; -1 none
 	waitVal              int32 // the value it waits for
 	regs                 [nRegs]int32
+	// pollInst is 1 + the cell instance the thread's latest access read
+	// with a volatile load, 0 after any other access.
+	pollInst int
 }
 
 // know is what t knows of thread u's events: the highest stamp.
@@ -595,7 +600,8 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 			continue
 		}
 		if a.strong && strong && (!a.block && !block || r.th[a.g].block == t.block) &&
-			!(isShared(int(e.cell)) && a.volatile && isVolatile(in) && r.th[a.g].warp == t.warp && r.th[a.g].block == t.block) {
+			!(isShared(int(e.cell)) && a.volatile && !a.write && isVolatile(in) && writes &&
+				r.th[a.g].warp == t.warp && r.th[a.g].block == t.block && r.th[a.g].pollInst != inst+1) {
 			continue
 		}
 		if t.know(a.g) >= a.stamp {
@@ -617,6 +623,10 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 			r.lastCAS = map[[2]int]int32{}
 		}
 		r.lastCAS[[2]int{inst, t.g}] = t.own
+	}
+	t.pollInst = 0
+	if isVolatile(in) && k == accLoad {
+		t.pollInst = inst + 1
 	}
 	r.accs[inst] = append(r.accs[inst], refAccess{idx: r.cur, g: t.g, stamp: t.own, slot: slot, write: writes, strong: strong, block: block, op: in.op, volatile: isVolatile(in)})
 	// Values.

@@ -1051,6 +1051,7 @@ func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 			// checked here; views and wider elements cover several
 			// (eachCell).
 			fn, line := cls.fn, cls.line
+			t.x.poll = nil // (see warpVolatile)
 			if m.space == ConstantSpace {
 				// Read-only in kernels (a Store is a finding that ends
 				// the launch) and initialised by the host: its cells

@@ -138,10 +138,11 @@
 // protects; without the fences it does not, and they race. Volatile loads
 // and stores (LoadVolatile, StoreVolatile) and AtomicRef's operations with a
 // MemoryOrder and a ThreadScope are strong like atomics, with one exception
-// the Programming Guide documents: two volatile accesses of one shared
-// element by lanes of one warp race unless a __syncwarp (or another
-// synchronisation) orders them, the pre-Volta warp-synchronous reduction
-// being the example. A plain Load and an
+// the Programming Guide documents: a lane's volatile read of a shared
+// element and a warp-mate's later volatile write of it race unless a
+// __syncwarp (or another synchronisation) orders them, the pre-Volta
+// warp-synchronous reduction being the example; a lane still polling the
+// element (a flag), and two writes, are left alone. A plain Load and an
 // atomic of the same element race (PTX), with one exception the Programming
 // Guide documents: a CAS loop's first guess. A plain read racing with
 // atomic read-modify-writes is not reported when the reading thread

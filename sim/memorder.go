@@ -266,6 +266,11 @@ func (t *Thread) strongAccess(m *mem, i int, kind accKind, flags uint32) site {
 			t.checkShared(m, i, opNames[kind])
 		}
 		t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.strongCheck(r, m, i, c, kind, s, flags, floor) })
+		if flags&volatileBit != 0 && kind == accRead {
+			t.x.poll, t.x.pollIdx = m, i
+		} else {
+			t.x.poll = nil
+		}
 	}
 	return s
 }
@@ -278,18 +283,30 @@ func (v *hbView) morallyStrong(a *access, flags uint32) bool {
 		((a.site|flags)&blockScopeBit == 0 || a.gid-v.base < v.n)
 }
 
-// warpVolatile reports whether recorded access a and the current access
-// (with flags) are volatile accesses of shared memory by two lanes of one
-// warp, under independent thread scheduling: the warp-synchronous idiom
-// (`volatile float *v = sdata; v[tid] += v[tid + 16]; ...` without
-// __syncwarp), which the Programming Guide says is unsafe since Volta. They
-// are morally strong, so PTX calls them no data race, but nothing orders
-// one lane's before the other's: a lane may read its neighbour's element
-// before or after the neighbour updates it. gpusim reports them as a race
-// unless a __syncwarp (or any other synchronisation) orders them.
-func (v *hbView) warpVolatile(a *access, flags uint32, shared bool) bool {
+// warpVolatile reports whether recorded read a and the current write (with
+// flags) of element i of m are volatile accesses of shared memory by two
+// lanes of one warp, under independent thread scheduling, where the reader
+// has gone on since: the warp-synchronous idiom (`volatile float *v =
+// sdata; v[tid] += v[tid + 16]; ...` without __syncwarp), which the
+// Programming Guide says is unsafe since Volta. They are morally strong, so
+// PTX calls them no data race, but nothing orders the read before the
+// write: a lane may read its neighbour's element before or after the
+// neighbour updates it. gpusim reports them as a race unless a __syncwarp
+// (or any other synchronisation) orders them.
+//
+// Only a read followed by a write is reported, and not while the reader's
+// latest access is still that read (it polls the element, as a lane waiting
+// for a warp-mate's volatile flag does): a read that saw the write, and
+// two writes (lanes setting a `found` flag), are what flags do. The idiom
+// shows the reported order under the natural schedule, which runs each
+// lane as far as it goes.
+func (v *hbView) warpVolatile(a *access, flags uint32, shared bool, m *mem, i int) bool {
 	ut := a.gid - v.base
-	return shared && a.site&flags&volatileBit != 0 && !v.lockstep && ut < v.n && ut/warpSize == v.warp
+	if !shared || a.site&flags&volatileBit == 0 || v.lockstep || ut >= v.n || ut/warpSize != v.warp {
+		return false
+	}
+	x := v.t.blk.threads[ut].x
+	return x.poll != m || x.pollIdx != i
 }
 
 // strongOpName is how a report names a strong access of kind with flags.
@@ -325,10 +342,7 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 	ordered := func(a *access) bool { return v.orderedInBlock(a) || v.orderedOtherwise(a) }
 	nr := rec{g, t.w.ctxOf(uint32(s)|flags|atomicBit, uint64(when)|uint64(h.clock)<<32)}
 	shared := m.space == SharedSpace
-	unordered := func(a *access) bool {
-		return (!v.morallyStrong(a, flags) || v.warpVolatile(a, flags, shared)) && !ordered(a)
-	}
-	if aw.gid >= floor && aw.gid != g && unordered(&aw) {
+	if aw.gid >= floor && aw.gid != g && !v.morallyStrong(&aw, flags) && !ordered(&aw) {
 		t.raceOp(m, i, strongOpName(kind, flags), s, &aw, false)
 	}
 	if kind == accRead {
@@ -354,7 +368,7 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		return
 	}
 	for _, a := range [2]*access{&a0, &a1} {
-		if a.gid >= floor && a.gid != g && unordered(a) {
+		if a.gid >= floor && a.gid != g && (!v.morallyStrong(a, flags) || v.warpVolatile(a, flags, shared, m, i)) && !ordered(a) {
 			t.raceOp(m, i, strongOpName(kind, flags), s, a, true)
 			break
 		}

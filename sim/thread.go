@@ -95,6 +95,11 @@ type threadExtra struct {
 	// spanHit says what the current access reported on the cells checked
 	// so far, spanMute what it no longer reports (see muteRace).
 	spanHit, spanMute uint8
+	// poll is the element (of poll, at pollIdx) the thread's latest
+	// checked access read with a volatile load; nil after any other
+	// access (see warpVolatile).
+	poll    *mem
+	pollIdx int
 }
 
 // LaneID is the thread's lane within its warp (threadIdx linearised mod 32).

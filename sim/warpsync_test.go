@@ -95,3 +95,74 @@ func TestNoRaceVolatileFlagAcrossWarps(t *testing.T) {
 		}
 	}))
 }
+
+// scheduleOpts are the natural schedule and RandomOrder seeds 1 to 8: the
+// NoRace tests below hold under each.
+func scheduleOpts() []sim.Options {
+	opts := []sim.Options{{}}
+	for seed := uint64(1); seed <= 8; seed++ {
+		opts = append(opts, sim.Options{}.WithSchedule(sim.RandomOrder).WithSeed(seed))
+	}
+	return opts
+}
+
+// A lane hands data to a warp-mate through a volatile shared flag, with
+// PTX's release and acquire patterns (fence; volatile store / volatile
+// load; fence). The flag's store and the polls are unordered, as flags
+// are, and strong: no race, though both lanes are of one warp.
+func TestNoRaceIntraWarpVolatileFlagHandOff(t *testing.T) {
+	t.Parallel()
+	for _, o := range scheduleOpts() {
+		dev := sim.NewDevice(sim.H100)
+		out := mustAlloc[int32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(1, 32, o), func(t *sim.Thread) {
+			data := sim.SharedVar[int32](t, "data")
+			flag := sim.SharedVar[int32](t, "flag")
+			if t.ThreadIdx.X == 0 {
+				flag.StoreVolatile(t, 0, 0)
+			}
+			t.SyncThreads()
+			switch t.ThreadIdx.X {
+			case 0:
+				data.Store(t, 0, 42)
+				t.ThreadFenceBlock()
+				flag.StoreVolatile(t, 0, 1)
+			case 1:
+				for flag.LoadVolatile(t, 0) == 0 {
+				}
+				t.ThreadFenceBlock()
+				out.Store(t, 0, data.Load(t, 0))
+			}
+		}))
+		if got := out.ToHost()[0]; got != 42 {
+			t.Errorf("%v: out = %d, want 42", o, got)
+		}
+	}
+}
+
+// Lanes that match set a volatile `found` flag; the block reads it after a
+// barrier. Two volatile writes never race.
+func TestNoRaceVolatileFoundFlagWithinWarp(t *testing.T) {
+	t.Parallel()
+	for _, o := range scheduleOpts() {
+		dev := sim.NewDevice(sim.H100)
+		out := mustAlloc[int32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(1, 32, o), func(t *sim.Thread) {
+			found := sim.SharedVar[int32](t, "found")
+			if t.ThreadIdx.X == 0 {
+				found.StoreVolatile(t, 0, 0)
+			}
+			t.SyncThreads()
+			if (t.ThreadIdx.X+1)%5 == 0 {
+				found.StoreVolatile(t, 0, 1)
+			}
+			t.SyncThreads()
+			if t.ThreadIdx.X == 0 {
+				out.Store(t, 0, found.Load(t, 0))
+			}
+		}))
+		if got := out.ToHost()[0]; got != 1 {
+			t.Errorf("%v: out = %d, want 1", o, got)
+		}
+	}
+}
