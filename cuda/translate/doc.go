@@ -381,7 +381,13 @@
 //   - allocation (new, make, append) and copy, delete, clear, print;
 //   - calls into packages other than sim, math and math/bits (fmt among
 //     them), and sim's host-side API (Buffer.Len: pass the length);
-//   - sim.Shared with a non-constant length, or away from the top level;
+//   - sim.Shared with a non-constant length;
+//   - several results passed straight into another call (g(f(x))), and
+//     several results from a call into math/bits (bits.Mul32): assign them
+//     from a helper of the kernel's package;
+//   - volatile accesses of vector elements (LoadVolatile of a
+//     Buffer[sim.Float4]): CUDA's vector types have no volatile copy;
+//     volatile Half and BFloat16 accesses load and store their bits;
 //   - two calls in one statement whose order matters (see Statements).
 //
 // # Output

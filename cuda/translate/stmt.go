@@ -485,11 +485,28 @@ func (f *fn) parallel(s *ast.AssignStmt, define bool) {
 	f.linef(s.Pos(), "}")
 }
 
+// calleeObj is the object a call's function names (x.f or f), or nil.
+func calleeObj(info *types.Info, call *ast.CallExpr) types.Object {
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		return info.Uses[fun]
+	case *ast.SelectorExpr:
+		return info.Uses[fun.Sel]
+	}
+	return nil
+}
+
 // tuple is a, b := f(x) for a helper with several results.
 func (f *fn) tuple(pos token.Pos, lhs []ast.Expr, rhs ast.Expr, define bool) {
 	call, ok := ast.Unparen(rhs).(*ast.CallExpr)
 	if !ok || !(f.tr.isHelperCall(call) || f.isSimFunc(call, "MatchAllSync") || f.isCoopTuple(call)) {
-		f.errorf(pos, "only a call of a package function can give several values in a kernel (no maps, type assertions or channels); assign the values one by one")
+		if ok {
+			if fn, isFn := calleeObj(f.tr.info, call).(*types.Func); isFn && fn.Pkg() != nil && !f.tr.isSim(fn) {
+				f.errorf(pos, "%s.%s gives several values and has no CUDA form in a kernel: only helpers of the kernel's own package (and sim.MatchAllSync) may; write the computation out", fn.Pkg().Name(), fn.Name())
+				return
+			}
+		}
+		f.errorf(pos, "only a call of a helper function of the kernel's package can give several values in a kernel (no maps, type assertions or channels); assign the values one by one")
 		return
 	}
 	f.order(rhs)
@@ -629,6 +646,20 @@ func (f *fn) incDec(s *ast.IncDecStmt) string {
 		return "gosim_dec(" + lv + ")"
 	}
 	return lv + s.Tok.String()
+}
+
+// callsFunction reports whether e calls a function: a call that is neither
+// a conversion nor constant, which makes len(e) of an array not a constant
+// (Go spec, Length and capacity).
+func callsFunction(info *types.Info, e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && !info.Types[c.Fun].IsType() && info.Types[c].Value == nil {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func hasCall(e ast.Node) bool {
@@ -900,8 +931,11 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		f.order(s.X)
 		arr := ""
 		wrap := false
-		if s.Value != nil && !isBlank(s.Value) {
-			// Go ranges over a copy of the array when it reads the values.
+		useValue := s.Value != nil && !isBlank(s.Value)
+		if useValue || callsFunction(f.tr.info, s.X) {
+			// Go ranges over a copy of the array when it reads the values,
+			// and evaluates it once when len(x) is not a constant, as
+			// when x calls a function (Go spec, Length and capacity).
 			arr = strip(f.expr(s.X))
 			id, isID := ast.Unparen(s.X).(*ast.Ident)
 			if !isID || assignsIn(f.tr.info, s, f.obj(id)) { // the clause's k, a[k] = too
@@ -922,7 +956,7 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 		}
 		f.linef(s.Pos(), "for (long long %s = 0; %s < %d; %s++) {", ctr, ctr, u.Len(), ctr)
 		f.depth++
-		if !define && arr != "" {
+		if !define && useValue {
 			// k, a[k] = range x assigns as k, a[k] = i, x[i] does.
 			f.freezeLHS(s.Pos(), []ast.Expr{s.Key, s.Value})
 		}
@@ -933,7 +967,7 @@ func (f *fn) rangeStmt(s *ast.RangeStmt, label *types.Label) {
 				f.linef(s.Pos(), "%s = %s;", f.lvalue(s.Key), ctr)
 			}
 		}
-		if arr != "" {
+		if useValue {
 			if valObj != nil {
 				et := f.resolve(valObj.Type())
 				f.linef(s.Pos(), "%s = %s[%s];", f.tr.decl(et, f.names.name(valObj)), arr, ctr)

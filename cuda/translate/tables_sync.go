@@ -21,6 +21,13 @@ func init() {
 
 func emitLoadVolatile(f *fn, c *ast.CallExpr, recv ast.Expr, _ bool) string {
 	e, _ := f.tr.isBuffer(f.typeOf(recv))
+	if !f.volatileElem(c, e) {
+		return "0"
+	}
+	if from, _, ok := halfBits(f.tr.simValueC(e)); ok {
+		// __half and __nv_bfloat16 have no volatile copy: load the bits.
+		return from + "(((volatile unsigned short *)" + f.expr(recv) + ")[" + f.index(c.Args[1]) + "])"
+	}
 	return "((volatile " + f.tr.ctype(e) + " *)" + f.expr(recv) + ")[" + f.index(c.Args[1]) + "]"
 }
 
@@ -30,7 +37,37 @@ func emitStoreVolatile(f *fn, c *ast.CallExpr, recv ast.Expr, stmt bool) string 
 		f.errorf(c.Pos(), "StoreVolatile has no value")
 		return "0"
 	}
+	if !f.volatileElem(c, e) {
+		return "0"
+	}
+	if _, to, ok := halfBits(f.tr.simValueC(e)); ok {
+		return "((volatile unsigned short *)" + f.expr(recv) + ")[" + f.index(c.Args[1]) + "] = " + to + "(" + strip(f.valueAs(c.Args[2], e)) + ")"
+	}
 	return "((volatile " + f.tr.ctype(e) + " *)" + f.expr(recv) + ")[" + f.index(c.Args[1]) + "] = " + strip(f.valueAs(c.Args[2], e))
+}
+
+// halfBits names the intrinsics that turn 16-bit float type c's bits into
+// a value and back.
+func halfBits(c string) (from, to string, ok bool) {
+	switch c {
+	case "__half":
+		return "__ushort_as_half", "__half_as_ushort", true
+	case "__nv_bfloat16":
+		return "__ushort_as_bfloat16", "__bfloat16_as_ushort", true
+	}
+	return "", "", false
+}
+
+// volatileElem refuses a volatile access of a vector element: CUDA's
+// vector types are structs with no volatile copy (nvcc and clang reject
+// `float4 v = ((volatile float4 *)p)[i]`), and their components one by one
+// would be several accesses where sim makes one.
+func (f *fn) volatileElem(c *ast.CallExpr, e types.Type) bool {
+	if f.tr.isVec(e) {
+		f.errorf(c.Pos(), "a volatile access of a vector element (%s) has no CUDA form: CUDA's vector types have no volatile copy; Reinterpret the buffer to its component type and access the components", f.tr.ctype(e))
+		return false
+	}
+	return true
 }
 
 // emitAtomicThreadFence writes cuda::atomic_thread_fence(order, scope) as

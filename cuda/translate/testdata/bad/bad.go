@@ -5,6 +5,7 @@ package bad
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 
 	"github.com/gpusim/gpusim/sim"
@@ -326,5 +327,19 @@ func threadArg(t *sim.Thread, x int32) int32 { return x }
 func NilThread(a *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
 		a.Store(t, 0, threadArg(nil, 1)) // want "parameter t of threadArg takes the thread, .*pass the kernel body's thread itself"
+	}
+}
+
+func VolatileVector(v *sim.Buffer[sim.Float4]) sim.Kernel {
+	return func(t *sim.Thread) {
+		a := v.LoadVolatile(t, 0) // want "a volatile access of a vector element \\(float4\\) has no CUDA form"
+		v.StoreVolatile(t, 1, a)  // want "a volatile access of a vector element \\(float4\\) has no CUDA form"
+	}
+}
+
+func LibraryTuple(a *sim.Buffer[uint32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		hi, lo := bits.Mul32(a.Load(t, 0), 7) // want "bits.Mul32 gives several values and has no CUDA form"
+		a.Store(t, 1, hi^lo)
 	}
 }

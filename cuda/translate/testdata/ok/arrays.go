@@ -71,3 +71,30 @@ func ByteArray(a *sim.Buffer[uint8]) sim.Kernel {
 		}
 	}
 }
+
+// claimRow takes a ticket (an atomic) and returns an array.
+func claimRow(t *sim.Thread, c *sim.Buffer[uint32]) [4]int32 {
+	old := sim.AtomicAdd(t, c, 0, 1)
+	return [4]int32{int32(old), 0, 0, 0}
+}
+
+// RangeCalls ranges, key only, over arrays made by calls: len(x) is then
+// not a constant, so Go evaluates x once before the loop (Go spec, Length
+// and capacity): each thread adds 1 to c[0] and c[1]. A conversion is no
+// call: the range over [4]int32(v) evaluates nothing.
+func RangeCalls(out *sim.Buffer[int32], c *sim.Buffer[uint32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		n := int32(0)
+		for i := range claimRow(t, c) {
+			n += int32(i)
+		}
+		for range [2]uint32{sim.AtomicAdd(t, c, 1, 1), 0} {
+			n++
+		}
+		var v [4]int32
+		for range [4]int32(v) {
+			n++
+		}
+		out.Store(t, t.ThreadIdx.X, n)
+	}
+}

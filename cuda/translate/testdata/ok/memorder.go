@@ -21,3 +21,12 @@ func VolatileFlag(data *sim.Buffer[float32], flag *sim.Buffer[uint32]) sim.Kerne
 		data.StoreVolatile(t, 1, data.LoadVolatile(t, 0)+1)
 	}
 }
+
+// VolatileHalf: __half and __nv_bfloat16 have no volatile copy; their
+// volatile accesses load and store the 16 bits.
+func VolatileHalf(h *sim.Buffer[sim.Half], b *sim.Buffer[sim.BFloat16]) sim.Kernel {
+	return func(t *sim.Thread) {
+		h.StoreVolatile(t, 1, h.LoadVolatile(t, 0))
+		b.StoreVolatile(t, 1, b.LoadVolatile(t, 0))
+	}
+}
