@@ -303,6 +303,12 @@ func (f *fn) conversion(c *ast.CallExpr) string {
 func (f *fn) builtin(c *ast.CallExpr, name string) string {
 	switch name {
 	case "len", "cap":
+		if len(c.Args) == 1 {
+			if _, isArr := f.typeOf(c.Args[0]).Underlying().(*types.Array); isArr {
+				f.errorf(c.Pos(), "%s of an array is only translated where Go makes it a constant, and the operand calls a function, which makes Go evaluate it: call the function in a statement before", name)
+				break
+			}
+		}
 		f.errorf(c.Pos(), "%s is only translated where it is a constant (of an array); a buffer's length is host state, so pass it as a kernel parameter", name)
 	case "min", "max":
 		t := f.typeOf(c)

@@ -343,3 +343,10 @@ func LibraryTuple(a *sim.Buffer[uint32]) sim.Kernel {
 		a.Store(t, 1, hi^lo)
 	}
 }
+
+func LenOfCalledRow(a *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		var m [2][3]int32
+		a.Store(t, 1, int32(len(m[a.Load(t, 0)]))) // want "len of an array is only translated where Go makes it a constant, and the operand calls a function"
+	}
+}
