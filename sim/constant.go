@@ -209,7 +209,7 @@ func (t *Thread) ldgCheck(m *mem, i int) {
 
 //go:noinline
 func (t *Thread) readOnlyWritten(m *mem, i int, w rec) {
-	t.w.l.addFinding(Finding{Kind: ReadOnlyWritten, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
+	t.w.l.addFinding(Finding{Kind: ReadOnlyWritten, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Detail:  fmt.Sprintf("__ldg of %q[%d], which this launch wrote (at %v): the read-only cache may return the old value", m.name, i, site(t.w.ctxView[w.ctx].site&siteMask)),
 		Current: threadAccess(t, "read-only load", t.w.sites.callerSite())})
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 )
 
@@ -42,8 +43,11 @@ const (
 	// casBit marks a compare-and-swap; in a read slot, a plain read its
 	// thread compare-and-swapped the element after (a CAS loop's guess, see
 	// guessRace).
-	casBit   = 1 << 27
-	siteMask = 1<<27 - 1
+	casBit = 1 << 27
+	// storeBit marks a strong write that is a store (atomic_ref's store),
+	// not a read-modify-write (for reports).
+	storeBit = 1 << 26
+	siteMask = 1<<26 - 1
 )
 
 // hbState is a thread's happens-before knowledge.
@@ -477,6 +481,8 @@ func opOf(a *access, slot bool) string {
 		return "volatile write"
 	case a.site&atomicBit != 0 && slot:
 		return "atomic load"
+	case a.site&atomicBit != 0 && a.site&storeBit != 0:
+		return "atomic store"
 	case a.site&atomicBit != 0:
 		return "atomic"
 	case slot:
@@ -614,7 +620,7 @@ func (t *Thread) uninitRead(m *mem, i int, kind accKind, s site) {
 		return
 	}
 	x.spanHit |= muteUninit
-	t.w.l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
+	t.w.l.addFinding(Finding{Kind: UninitializedRead, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Detail:  "read before the host or any thread wrote it",
 		Current: threadAccess(t, opNames[kind], s)})
 }
@@ -744,7 +750,7 @@ func (t *Thread) holdGuess(m *mem, i int, op string, s site, prev *access, slot 
 		w.guessAt = map[guessKey]int{}
 	}
 	w.guessAt[k] = len(w.guesses)
-	w.guesses = append(w.guesses, guessRace{guessKey: k, n: 1, cas: cas, f: Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
+	w.guesses = append(w.guesses, guessRace{guessKey: k, n: 1, cas: cas, f: Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Current:  threadAccess(t, op, s),
 		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))}})
 }
@@ -844,10 +850,14 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	if k.mem != nil && (t.w.repeated(k) || l.countRace(t.w, k)) {
 		return
 	}
-	f := Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
+	f := Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Current:  threadAccess(t, op, s),
 		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))}
-	if prev.site&volatileBit != 0 && (op == "volatile read" || op == "volatile write") {
+	if prev.site&atomicBit != 0 && strings.HasPrefix(op, "atomic") {
+		// Two strong accesses race only when a block scope leaves the
+		// other's thread out (morallyStrong).
+		f.Detail = "both accesses are atomic, but one has block scope (thread_scope_block) and the threads are in different blocks: they are not morally strong, so they race (PTX); use device scope"
+	} else if prev.site&volatileBit != 0 && (op == "volatile read" || op == "volatile write") {
 		f.Detail = "volatile accesses by two lanes of one warp with no __syncwarp between them: volatile makes each access reach memory, but orders nothing between lanes; since Volta (independent thread scheduling) a warp-synchronous exchange through shared memory needs __syncwarp (Programming Guide)"
 	}
 	l.addRace(k, f)

@@ -340,6 +340,9 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 	p := r.readSlots(c, &buf)
 	aw, a0, a1 := v.decode(c.w), v.decode(p[0]), v.decode(p[1])
 	ordered := func(a *access) bool { return v.orderedInBlock(a) || v.orderedOtherwise(a) }
+	if kind == accWrite && flags&volatileBit == 0 {
+		flags |= storeBit
+	}
 	nr := rec{g, t.w.ctxOf(uint32(s)|flags|atomicBit, uint64(when)|uint64(h.clock)<<32)}
 	shared := m.space == SharedSpace
 	if aw.gid >= floor && aw.gid != g && !v.morallyStrong(&aw, flags) && !ordered(&aw) {

@@ -8,6 +8,7 @@ package sim_test
 // removed (Race). RATIONALE.md's happens-before table is what they check.
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -432,6 +433,29 @@ func TestRaceBlockScopeAtomicsOfTwoBlocks(t *testing.T) {
 	f := wantRace(t, r, sim.GlobalSpace, "c", at(t, "bsA"), at(t, "bsA"))
 	if f.Current.Block == f.Previous.Block {
 		t.Errorf("want a race between blocks: %v", f)
+	}
+	if !strings.Contains(f.Detail, "block scope") {
+		t.Errorf("want the detail to name the block scope: %v", f)
+	}
+}
+
+// A block-scope atomic_ref store is named as a store where it is the
+// earlier access of a race.
+func TestRaceBlockScopeStoreNamedAsStore(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	c := zeroed[uint32](t, dev, "c", 1)
+	r := exec(t, dev, lin(2, 1), func(t *sim.Thread) {
+		ref := sim.NewAtomicRef(c, 0, sim.ThreadScopeBlock)
+		if t.BlockIdx.X == 0 {
+			ref.Store(t, 1, sim.MemoryOrderRelease)
+		} else {
+			ref.Load(t, sim.MemoryOrderAcquire)
+		}
+	})
+	f := wantKind(t, r, sim.DataRace)
+	if f.Previous.Op != "atomic store" || f.Current.Op != "atomic load" {
+		t.Errorf("want an atomic load racing with a previous atomic store:\n%v", f)
 	}
 }
 

@@ -61,6 +61,7 @@ type mem struct {
 	freed    bool
 	lapsed   bool   // a shared array whose block has ended (shared.go)
 	cols     int    // a 2-D shared array's row length (Shared2D), else 0
+	view     string // a view's element type where it differs from its buffer's (Reinterpret)
 	initAll  bool   // see init
 	bytes    int64  // n * elemSize, what the device accounts for
 	release  func() // drops the elements (Free, Device.Close)

@@ -162,6 +162,10 @@ type Finding struct {
 	// Cols is the row length of a 2-D shared array (Shared2D), whose
 	// element Index is [Index/Cols][Index%Cols]; 0 for 1-D memory.
 	Cols int `json:",omitempty"`
+	// View is the element type of the view of Memory the access went
+	// through (Reinterpret), where it differs from the buffer's: Index
+	// counts elements of that type.
+	View string `json:",omitempty"`
 	// Current is the access that revealed the finding; Previous the earlier
 	// access it conflicts with (races), or the other party (divergence).
 	Current, Previous Access
@@ -193,6 +197,9 @@ func (f Finding) String() string {
 	fmt.Fprintf(&b, "%s", f.Kind)
 	if f.Memory != "" {
 		fmt.Fprintf(&b, " on %s %s%s", f.Space, quoteName(f.Memory), elementString(f.Index, f.Cols))
+		if f.View != "" {
+			fmt.Fprintf(&b, " of its %s view", f.View)
+		}
 	}
 	if f.Detail != "" {
 		fmt.Fprintf(&b, ": %s", f.Detail)
@@ -489,7 +496,7 @@ func (t *Thread) badIndex(m *mem, i int, write bool) {
 // badAccess is badIndex for an access named op.
 func (t *Thread) badAccess(m *mem, i int, op string) {
 	s := t.w.sites.callerSite()
-	f := Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
+	f := Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Detail:  fmt.Sprintf("index %d outside [0,%d)", i, m.n),
 		Current: threadAccess(t, op, s)}
 	root := m

@@ -65,7 +65,7 @@ func (t *Thread) otherBlockShared(m *mem, i int, op string) {
 	if m.vroot != nil {
 		r = m.vroot
 	}
-	t.w.l.addFinding(Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
+	t.w.l.addFinding(Finding{Kind: OutOfBounds, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Detail: fmt.Sprintf("shared array %q belongs to block %s: a thread of block %s cannot reach it (on the GPU the address is in its own block's shared memory)",
 			m.name, r.life.owner.idx.IndexString(), t.BlockIdx.IndexString()),
 		Current: threadAccess(t, op, t.w.sites.callerSite())})

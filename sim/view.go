@@ -122,7 +122,11 @@ func Reinterpret[U, T Storable](b *Buffer[T]) *Buffer[U] {
 	var t T
 	var u U
 	n := b.n * int(unsafe.Sizeof(t)) / int(unsafe.Sizeof(u))
-	return viewOf[U, T](b, 0, n)
+	v := viewOf[U, T](b, 0, n)
+	if any(t) != any(u) { // (another type: zero values of one type are equal)
+		v.view = fmt.Sprintf("%T", u)
+	}
+	return v
 }
 
 // viewOf makes the view of n elements of U starting off elements of T into b.
@@ -137,7 +141,9 @@ func viewOf[U, T Storable](b *Buffer[T], off, n int) *Buffer[U] {
 	if n > 0 {
 		p = unsafe.Add(unsafe.Pointer(&b.elems()[0]), off*tsize)
 	}
-	return newView[U](root, byteOff, p, n, b.name)
+	v := newView[U](root, byteOff, p, n, b.name)
+	v.view = b.view // (an Offset of a view keeps its type's name)
+	return v
 }
 
 // newView makes the view named name of n elements of U at p, byteOff
@@ -216,7 +222,7 @@ func (t *Thread) misaligned(m *mem, i int, write bool) {
 		op = "write"
 	}
 	addr := m.vbyte + i*m.elemSize
-	t.w.l.addFinding(Finding{Kind: MisalignedAddress, Space: m.space, Memory: m.name, Cols: m.cols, Index: i,
+	t.w.l.addFinding(Finding{Kind: MisalignedAddress, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Detail: fmt.Sprintf("a %d-byte access at byte %d of %q, which is not a multiple of its alignment",
 			m.elemSize, addr, m.name),
 		Current: threadAccess(t, op, t.w.sites.callerSite())})

@@ -589,3 +589,22 @@ func TestOutOfBoundsSharedTwoDPastLastRow(t *testing.T) {
 		t.Errorf("want the element as tile[4][c]:\n%v", f)
 	}
 }
+
+// A finding through a view of another element type says so: "out"[1] of
+// its float4 view is floats 4 to 7, not the buffer's element 1.
+func TestRaceFloat4ViewNamesItsType(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := mustAlloc[float32](t, dev, "out", 8)
+	r := exec(t, dev, lin(1, 2), func(t *sim.Thread) {
+		if t.ThreadIdx.X == 0 {
+			out.Store(t, 5, 1)
+		} else {
+			sim.Reinterpret[sim.Float4](out).Store(t, 1, sim.Float4{})
+		}
+	})
+	f := wantKind(t, r, sim.DataRace)
+	if f.Memory != "out" || f.View != "sim.Float4" || !strings.Contains(f.String(), `"out"[1] of its sim.Float4 view`) {
+		t.Errorf("want the race named as element 1 of out's sim.Float4 view:\n%v", f)
+	}
+}
