@@ -119,7 +119,11 @@
 // completes when every lane named in its mask that has not exited has
 // arrived with the same collective and mask: lanes that exited or do not
 // exist take no part, and reading a value from one is an InvalidShuffle
-// finding. Lanes meeting in different collectives, or a mask without the
+// finding (the GPU returns an undefined value). gpusim cannot see whether
+// the value is used, so a partial warp's full-mask reduction that reads a
+// missing lane's value and then discards it (`if lane+off < n`) is reported
+// too; shuffle with the mask of the lanes that exist instead
+// (BallotSync(mask, true) or ActiveMask). Lanes meeting in different collectives, or a mask without the
 // caller, are a WarpDivergence finding that aborts the launch, and a
 // lane that never arrives is reported as a deadlock. ActiveMask and the
 // cooperative groups (ThisThreadBlock, TiledPartitionOf, CoalescedThreads,
