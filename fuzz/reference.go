@@ -31,10 +31,10 @@ import (
 //     order nothing (PTX: only bar.warp.sync orders memory).
 //   - acq: release/acquire through strong accesses (rule 4). A fence, or
 //     a release order on the access itself, followed by a strong write to
-//     a cell publishes into the cell's release history the thread's
-//     accesses before the fence, its bar knowledge and its acq knowledge
-//     at the write (the fence clock, the block's barrier phase and what it
-//     had acquired). __threadfence_block publishes to its own block only.
+//     a cell (any strong write after it: PTX's release pattern) publishes
+//     into the cell's release history what the thread knew at the fence:
+//     its accesses before the fence, its bar knowledge and its acq
+//     knowledge then. __threadfence_block publishes to its own block only.
 //     A strong read of the cell takes in everything published to it so far
 //     (pending): a later fence makes it the thread's own (a block-scope
 //     fence only what threads of its own block published), as does an
@@ -101,7 +101,7 @@ type refThread struct {
 	own                  int32 // events so far
 	bar, warp2, acq      vclock
 	fenced, fenceBlock   bool
-	fenceStamp           int32
+	fenceK               vclock // what t knew at its last fence (markRelease)
 	pending, pendingRMW  []*release
 	started, exited      bool
 	atBarrier            bool
@@ -549,8 +549,15 @@ func isVolatile(in *inst) bool {
 	return in.op == opLDV || in.op == opSTV || in.op == opWAIT && !in.waitRef()
 }
 
+// markRelease is a fence's release half: every later strong write of t
+// publishes what t knew at the fence (its bar and acq knowledge, and its
+// own events up to the fence).
 func (r *reference) markRelease(t *refThread, block bool) {
-	t.fenced, t.fenceBlock, t.fenceStamp = true, block, t.own
+	t.fenced, t.fenceBlock = true, block
+	k := t.bar.clone()
+	k.join(t.acq)
+	k[t.g] = max(k[t.g], t.own)
+	t.fenceK = k
 }
 
 // acquire makes pending releases t's own: all of them at device or system
@@ -676,11 +683,7 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 		}
 	}
 	if writes && t.fenced {
-		t.fenced = false
-		k := t.bar.clone()
-		k.join(t.acq)
-		k[t.g] = max(k[t.g], t.fenceStamp)
-		r.sync[key] = append(r.sync[key], &release{from: t.g, block: t.fenceBlock, k: k})
+		r.sync[key] = append(r.sync[key], &release{from: t.g, block: t.fenceBlock, k: t.fenceK})
 	}
 	if reads && (order == sim.MemoryOrderAcquire || order >= sim.MemoryOrderAcqRel) {
 		r.acquire(t, block)

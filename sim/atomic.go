@@ -129,7 +129,7 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 	detect := w.l.detect
 	block := flags&blockScopeBit != 0
 	if detect && order == MemoryOrderSeqCst {
-		t.x.hb.fence(block, t.blk.phase, t.blk.linear, w.l.tpb, w.l.gidBase) // fence.sc, then the acq_rel operation
+		t.x.hb.fence(block, t.blk.phase) // fence.sc, then the acq_rel operation
 	} else if detect && order.releases() && kind != accRead {
 		t.x.hb.markRelease(block, t.blk.phase)
 	}

@@ -52,9 +52,12 @@ const (
 
 // hbState is a thread's happens-before knowledge.
 type hbState struct {
-	known              [warpSize]uint32 // warp-sync clocks of the warp's lanes as this lane knows them; known[lane] is its own
-	clock              uint32           // fences executed
-	fenced, blockFence bool             // a fence since the last atomic: the next atomic releases
+	known [warpSize]uint32 // warp-sync clocks of the warp's lanes as this lane knows them; known[lane] is its own
+	clock uint32           // fences executed
+	// fenced says a fence came since the thread began: every strong write
+	// after it releases what came before the last fence (PTX's release
+	// pattern: a fence followed, anywhere later, by a strong write).
+	fenced, blockFence bool
 	// relClock and relPhase are the clock and the block's barrier phase at
 	// the last release fence: what the next strong write publishes (the
 	// fence, not the write, decides what is released).
@@ -63,8 +66,18 @@ type hbState struct {
 	// relKnown is known at the last release fence: the warp-mates whose
 	// accesses before a warp sync the next strong write publishes too.
 	// Made at the slot's first fence and kept; read only while fenced.
-	relKnown  *[warpSize]uint32
-	vc, pend  *vclock  // acquired knowledge; acquired but not yet fenced
+	relKnown *[warpSize]uint32
+	vc, pend *vclock // acquired knowledge; acquired but not yet fenced
+	// pendOwn is the part of pend that threads of the thread's own block
+	// released (at any scope): what a block-scope fence acquires. (A
+	// fence.cta synchronises with releases of its own CTA only, whoever
+	// wrote what they publish.)
+	pendOwn *vclock
+	// pubVar and pubClock are the sync variable the thread last published
+	// to and the release fence (relClock) it published: a later strong
+	// write to it with no fence between publishes nothing new.
+	pubVar    *syncVar
+	pubClock  uint32
 	pendRMW   *vclock  // the part of pend read by read-modify-writes (see barrierAcquire)
 	past      []pastOp // kernel lines executed since the last barrier
 	exitPhase uint32   // barrier phase + 1 in which the thread exited with a past; 0 if not
@@ -86,7 +99,8 @@ func (h *hbState) reset() {
 	h.clock = 0
 	h.fenced, h.blockFence = false, false
 	h.relClock, h.relPhase, h.relVC = 0, 0, nil
-	h.vc, h.pend, h.pendRMW = nil, nil, nil
+	h.vc, h.pend, h.pendRMW, h.pendOwn = nil, nil, nil, nil
+	h.pubVar, h.pubClock = nil, 0
 	h.past = h.past[:0]
 	h.exitPhase = 0
 	h.seen, h.seenVersion, h.seenRMW = nil, 0, false
@@ -164,8 +178,8 @@ func (v *vclock) noteWclk(gid, c uint32) {
 // fence applies a fence to the thread's knowledge: it makes the next strong
 // write a release (markRelease), and turns what earlier strong reads read
 // into acquired knowledge (acquirePend).
-func (h *hbState) fence(blockScope bool, phase uint32, blk, tpb int, gidBase uint32) {
-	h.acquirePend(blockScope, blk, tpb, gidBase) // first: what it acquires, it releases too
+func (h *hbState) fence(blockScope bool, phase uint32) {
+	h.acquirePend(blockScope) // first: what it acquires, it releases too
 	h.markRelease(blockScope, phase)
 }
 
@@ -241,55 +255,26 @@ func (u *clockUnion) clock() *vclock {
 // thread's own block released (a fence.cta does not synchronise with
 // another CTA's release); knowledge from other blocks waits for a
 // device-scope fence.
-func (h *hbState) acquirePend(blockScope bool, blk, tpb int, gidBase uint32) {
-	if h.pend == nil {
-		return
-	}
-	h.ownVC()
+func (h *hbState) acquirePend(blockScope bool) {
 	if !blockScope {
-		h.vc.join(h.pend)
-		h.pend, h.pendRMW = nil, nil
+		if h.pend != nil {
+			h.ownVC().join(h.pend) // (pendOwn is part of it)
+		}
+		h.pend, h.pendOwn, h.pendRMW = nil, nil, nil
 		return
 	}
-	rest := false
-	for gid, c := range h.pend.threads {
-		if int(gid-gidBase)/tpb != blk {
-			rest = true
-			continue
-		}
-		if c > h.vc.threads[gid] {
-			h.vc.threads[gid] = c
-		}
-		delete(h.pend.threads, gid)
-	}
-	for b, p := range h.pend.blocks {
-		if b != blk {
-			rest = true
-			continue
-		}
-		if p > h.vc.blocks[b] {
-			h.vc.blocks[b] = p
-		}
-		delete(h.pend.blocks, b)
-	}
-	for gid, c := range h.pend.wclks {
-		if int(gid-gidBase)/tpb != blk {
-			rest = true
-			continue
-		}
-		h.vc.noteWclk(gid, c)
-		delete(h.pend.wclks, gid)
-	}
-	if !rest {
-		h.pend = nil
+	if h.pendOwn != nil {
+		h.ownVC().join(h.pendOwn)
+		h.pendOwn = nil // (pend keeps it, for a later device-scope fence)
 	}
 }
 
 // syncVar is the release history of one element used as a synchronisation
 // variable (a lock word, a flag): what acquirers learn from it.
 type syncVar struct {
-	gpu   *vclock
-	block map[int]*vclock // releases by __threadfence_block, per block
+	gpu     *vclock
+	byBlock map[int]*vclock // the part of gpu released by each block's threads
+	block   map[int]*vclock // releases by __threadfence_block, per block
 	// version counts the releases into it: a thread polling the element
 	// takes in what it holds once per version (hbState.seen).
 	version uint64
@@ -343,6 +328,13 @@ func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 		}
 		h.pend.join(sv.gpu)
 		h.pend.join(sv.block[t.blk.linear])
+		if own, blk := sv.byBlock[t.blk.linear], sv.block[t.blk.linear]; own != nil || blk != nil {
+			if h.pendOwn == nil {
+				h.pendOwn = newVClock()
+			}
+			h.pendOwn.join(own)
+			h.pendOwn.join(blk)
+		}
 		if writes {
 			if h.pendRMW == nil {
 				h.pendRMW = newVClock()
@@ -354,10 +346,9 @@ func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 	if reads && writes && sv != nil {
 		t.blk.acquired = true // the block's barriers have knowledge to share
 	}
-	if !writes || !h.fenced {
+	if !writes || !h.fenced || sv != nil && sv == h.pubVar && h.pubClock == h.relClock {
 		return
 	}
-	h.fenced = false
 	if l.syncVars == nil {
 		l.syncVars = map[syncKey]*syncVar{}
 	}
@@ -365,17 +356,32 @@ func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 		sv = &syncVar{gpu: newVClock()}
 		l.syncVars[key] = sv
 	}
+	h.pubVar, h.pubClock = sv, h.relClock
 	sv.version++
-	dst := sv.gpu
 	if h.blockFence {
-		if sv.block == nil {
-			sv.block = map[int]*vclock{}
-		}
-		if dst = sv.block[t.blk.linear]; dst == nil {
-			dst = newVClock()
-			sv.block[t.blk.linear] = dst
-		}
+		t.publish(sharedClock(&sv.block, t.blk.linear))
+		return
 	}
+	t.publish(sv.gpu)
+	t.publish(sharedClock(&sv.byBlock, t.blk.linear))
+}
+
+// sharedClock returns the clock of block b in *m, made if missing.
+func sharedClock(m *map[int]*vclock, b int) *vclock {
+	if *m == nil {
+		*m = map[int]*vclock{}
+	}
+	c := (*m)[b]
+	if c == nil {
+		c = newVClock()
+		(*m)[b] = c
+	}
+	return c
+}
+
+// publish adds what the thread's last release fence released to dst.
+func (t *Thread) publish(dst *vclock) {
+	h := &t.x.hb
 	dst.join(h.relVC)
 	if h.relClock > dst.threads[t.gid] {
 		dst.threads[t.gid] = h.relClock

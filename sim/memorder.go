@@ -207,7 +207,7 @@ func (t *Thread) AtomicThreadFence(order MemoryOrder, scope ThreadScope) {
 // acquire makes what the thread's strong reads read its own, at block or
 // device scope.
 func (t *Thread) acquire(block bool) {
-	t.x.hb.acquirePend(block, t.blk.linear, t.w.l.tpb, t.w.l.gidBase)
+	t.x.hb.acquirePend(block)
 	if t.x.hb.vc != nil {
 		t.blk.acquired = true // the block's barriers have knowledge to share
 	}

@@ -878,3 +878,92 @@ func TestRaceWarpToWarpSharedWithoutSyncWarp(t *testing.T) {
 	wantRace(t, r, sim.SharedSpace, "data", at(t, "wwW"), at(t, "wwR"))
 	onlyKinds(t, r, sim.DataRace)
 }
+
+// PTX's release pattern is a fence followed by a strong write anywhere
+// later in program order: a statistics atomic between the fence and the
+// flag does not use the release up. Side by side with the fence removed.
+func fenceStatsFlag(data *sim.Buffer[int32], flag *sim.Buffer[uint32], out *sim.Buffer[int32], fence bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		switch {
+		case t.BlockIdx.X == 1 && t.ThreadIdx.X == 0:
+			data.Store(t, 0, 42) //@statsW
+			if fence {
+				t.ThreadFence()
+			}
+			sim.AtomicAdd(t, flag, 1, 1) // a statistics counter
+			flag.StoreVolatile(t, 0, 1)
+		case t.BlockIdx.X == 0 && t.ThreadIdx.X == 0:
+			for flag.LoadVolatile(t, 0) == 0 {
+			}
+			t.ThreadFence()
+			out.Store(t, 0, data.Load(t, 0)) //@statsR
+		}
+	}
+}
+
+func TestNoRaceFenceThenStatsAtomicThenFlag(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	data, flag, out := zeroed[int32](t, dev, "data", 1), zeroed[uint32](t, dev, "flag", 2), zeroed[int32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(2, 32), fenceStatsFlag(data, flag, out, true)))
+	if got := out.ToHost()[0]; got != 42 {
+		t.Errorf("out = %d, want 42", got)
+	}
+}
+
+func TestRaceStatsAtomicThenFlagWithoutFence(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	data, flag, out := zeroed[int32](t, dev, "data", 1), zeroed[uint32](t, dev, "flag", 2), zeroed[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(2, 32), fenceStatsFlag(data, flag, out, false))
+	wantRace(t, r, sim.GlobalSpace, "data", at(t, "statsW"), at(t, "statsR"))
+}
+
+// Scopes decide by the releasing thread, not by who wrote what it
+// releases: block 1 publishes data to thread 32 of block 0 at device
+// scope; that thread passes it on at block scope (fence_block, flag) to
+// thread 0 of its block, whose block-scope acquire takes it in. Thread 0
+// acquiring, at block scope, a release made in another block takes in
+// nothing, though the data's writer is of its own block.
+func crossScopeChain(data *sim.Buffer[int32], flag *sim.Buffer[uint32], out *sim.Buffer[int32], otherBlockHop bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		writer, relay := 1, 0 // blocks of the writer and of the relay
+		if otherBlockHop {
+			writer, relay = 0, 1
+		}
+		switch {
+		case t.BlockIdx.X == writer && t.ThreadIdx.X == 32:
+			data.Store(t, 0, 42) //@chainW
+			t.ThreadFence()
+			flag.StoreVolatile(t, 0, 1)
+		case t.BlockIdx.X == relay && t.ThreadIdx.X == 0:
+			for flag.LoadVolatile(t, 0) == 0 {
+			}
+			t.ThreadFence() // acquires, and releases at device scope
+			if !otherBlockHop {
+				t.ThreadFenceBlock() // releases at block scope
+			}
+			flag.StoreVolatile(t, 1, 1)
+		case t.BlockIdx.X == 0 && t.ThreadIdx.X == 1:
+			for flag.LoadVolatile(t, 1) == 0 {
+			}
+			t.ThreadFenceBlock()
+			out.Store(t, 0, data.Load(t, 0)) //@chainR
+		}
+	}
+}
+
+func TestNoRaceCrossScopeChainDeviceThenBlock(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	data, flag, out := zeroed[int32](t, dev, "data", 1), zeroed[uint32](t, dev, "flag", 2), zeroed[int32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(2, 64), crossScopeChain(data, flag, out, false)))
+}
+
+func TestRaceBlockFenceAcquiresOtherBlocksRelease(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	data, flag, out := zeroed[int32](t, dev, "data", 1), zeroed[uint32](t, dev, "flag", 2), zeroed[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(2, 64), crossScopeChain(data, flag, out, true))
+	wantRace(t, r, sim.GlobalSpace, "data", at(t, "chainW"), at(t, "chainR"))
+}

@@ -115,19 +115,23 @@ func TestVClockJoin(t *testing.T) {
 	}
 }
 
-// A fence is a release (the next strong write publishes) and an acquire of
-// what strong reads read: all of it at device scope, only the own block's
-// releases at block scope, the rest staying pending for a later device fence.
+// A fence is a release (later strong writes publish) and an acquire of
+// what strong reads read: all of it at device scope; at block scope only
+// what threads of the fencing thread's own block released (pendOwn), whoever
+// wrote what they published, the rest staying pending for a later device
+// fence.
 func TestFenceAcquiresPending(t *testing.T) {
-	const tpb, gidBase = 64, 101
-	pending := func() *vclock {
-		p := newVClock()
-		p.threads[110] = 2 // block 0
-		p.threads[170] = 3 // block 1
-		p.blocks[0] = 4
-		p.blocks[1] = 5
-		return p
+	clock := func(threads map[uint32]uint32, blocks map[int]uint32) *vclock {
+		c := newVClock()
+		maps.Copy(c.threads, threads)
+		maps.Copy(c.blocks, blocks)
+		return c
 	}
+	// Thread 170 (block 1) wrote; a thread of block 0 released it, with
+	// its own 110, at device scope; thread 200 (block 1) released at
+	// device scope too.
+	all := func() *vclock { return clock(map[uint32]uint32{110: 2, 170: 3, 200: 6}, map[int]uint32{0: 4, 1: 5}) }
+	own := func() *vclock { return clock(map[uint32]uint32{110: 2, 170: 3}, map[int]uint32{0: 4}) }
 	tests := []struct {
 		label      string
 		blockScope bool
@@ -135,13 +139,13 @@ func TestFenceAcquiresPending(t *testing.T) {
 		vcBlocks   map[int]uint32
 		pendLeft   bool
 	}{
-		{"device", false, map[uint32]uint32{110: 2, 170: 3}, map[int]uint32{0: 4, 1: 5}, false},
-		{"block", true, map[uint32]uint32{110: 2}, map[int]uint32{0: 4}, true},
+		{"device", false, map[uint32]uint32{110: 2, 170: 3, 200: 6}, map[int]uint32{0: 4, 1: 5}, false},
+		{"block", true, map[uint32]uint32{110: 2, 170: 3}, map[int]uint32{0: 4}, true},
 	}
 	for _, tt := range tests {
 		var h hbState
-		h.pend = pending()
-		h.fence(tt.blockScope, 0, 0, tpb, gidBase)
+		h.pend, h.pendOwn = all(), own()
+		h.fence(tt.blockScope, 0)
 		if h.clock != 1 || !h.fenced || h.blockFence != tt.blockScope {
 			t.Errorf("%s: clock %d fenced %v blockFence %v, want a release pending at the fence's scope",
 				tt.label, h.clock, h.fenced, h.blockFence)
@@ -149,18 +153,18 @@ func TestFenceAcquiresPending(t *testing.T) {
 		if !maps.Equal(h.vc.threads, tt.vcThreads) || !maps.Equal(h.vc.blocks, tt.vcBlocks) {
 			t.Errorf("%s: acquired %v %v, want %v %v", tt.label, h.vc.threads, h.vc.blocks, tt.vcThreads, tt.vcBlocks)
 		}
-		if (h.pend != nil) != tt.pendLeft {
-			t.Errorf("%s: pending left %v, want %v", tt.label, h.pend, tt.pendLeft)
+		if (h.pend != nil) != tt.pendLeft || h.pendOwn != nil {
+			t.Errorf("%s: pending left %v (own %v), want %v", tt.label, h.pend, h.pendOwn, tt.pendLeft)
 		}
 		if tt.pendLeft {
-			h.fence(false, 0, 0, tpb, gidBase)
-			if h.pend != nil || h.vc.threads[170] != 3 || h.vc.blocks[1] != 5 {
+			h.fence(false, 0)
+			if h.pend != nil || h.vc.threads[200] != 6 || h.vc.blocks[1] != 5 {
 				t.Errorf("%s: a device fence after it left %v pending, acquired %v %v", tt.label, h.pend, h.vc.threads, h.vc.blocks)
 			}
 		}
 	}
 	var h hbState
-	h.fence(true, 0, 0, tpb, gidBase)
+	h.fence(true, 0)
 	if h.vc != nil {
 		t.Errorf("a fence with nothing pending acquired %v", h.vc)
 	}
