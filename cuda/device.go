@@ -209,7 +209,7 @@ func (d *Device) source(tw *twin.Twin) (key string, src []byte, entry string) {
 			return name, src, entry
 		}
 	}
-	return tw.Entry, []byte(tw.Source), tw.Entry
+	return tw.Module(), []byte(tw.Source), tw.Entry
 }
 
 // function compiles (or takes from the cache) and loads the CUDA of
@@ -264,7 +264,7 @@ func (d *Device) load(key string, src []byte, tw *twin.Twin) error {
 			}
 			fns[e] = fn
 		}
-		mcs, err := d.bindConstants(key, mod, tw, key != tw.Entry)
+		mcs, err := d.bindConstants(key, mod, tw, key != tw.Module())
 		if err != nil {
 			mod.Unload()
 			return err

@@ -78,6 +78,22 @@ type Twin struct {
 	// (cudaLaunchCooperativeKernel), so whatever launches the twin
 	// (parity.Check) launches it cooperatively.
 	GridSync bool
+
+	// module names the compiled module of Source, unique in the process
+	// (Module).
+	module string
+}
+
+// Module is the name of the twin's compiled module, unique among the
+// twins registered in the process: its Entry, with "~" and a number
+// appended when another package's kernel has the same entry name (two
+// packages may both have a kernel named Scale; each twin is a translation
+// unit of its own, so their entry points do not clash on the GPU).
+func (t *Twin) Module() string {
+	if t.module == "" {
+		return t.Entry
+	}
+	return t.module
 }
 
 // Constant is a __constant__ array a twin declares: `__constant__ CType
@@ -98,25 +114,28 @@ type Constant struct {
 var (
 	mu      sync.RWMutex
 	byPC    = map[uintptr]*Twin{}
-	byEntry = map[string]*Twin{}
+	modules = map[string]*Twin{}
 )
 
 // Register records t as the twin of the kernel function fn. Generated code
-// calls it at init; registering a second twin for the same function or the
-// same entry name panics, since an entry point must be unique.
+// calls it at init. Kernels of different packages may share an entry name
+// (each gets its own Module); registering a second twin for the same
+// function panics, as generated code never does (its package would have
+// two generated files).
 func Register(fn any, t Twin) {
 	pc := pcOf(fn)
 	mu.Lock()
 	defer mu.Unlock()
 	if old, ok := byPC[pc]; ok {
-		panic(fmt.Sprintf("twin: %s registered twice (as %s and %s)", t.GoName, old.Entry, t.Entry))
-	}
-	if old, ok := byEntry[t.Entry]; ok {
-		panic(fmt.Sprintf("twin: entry point %s of %s is already %s's", t.Entry, t.GoName, old.GoName))
+		panic(fmt.Sprintf("twin: %s registered twice (as %s and %s): does its package have two generated files?", t.GoName, old.Entry, t.Entry))
 	}
 	tt := t
+	tt.module = t.Entry
+	for n := 1; modules[tt.module] != nil; n++ {
+		tt.module = fmt.Sprintf("%s~%d", t.Entry, n)
+	}
 	byPC[pc] = &tt
-	byEntry[t.Entry] = &tt
+	modules[tt.module] = &tt
 }
 
 // Of returns the twin registered for the kernel function fn.
@@ -131,23 +150,15 @@ func Of(fn any) (*Twin, error) {
 	return t, nil
 }
 
-// Entry returns the twin whose entry point is named name.
-func Entry(name string) (*Twin, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	t, ok := byEntry[name]
-	return t, ok
-}
-
-// All returns every registered twin, sorted by entry point.
+// All returns every registered twin, sorted by module name.
 func All() []*Twin {
 	mu.RLock()
 	defer mu.RUnlock()
-	out := make([]*Twin, 0, len(byEntry))
-	for _, t := range byEntry {
+	out := make([]*Twin, 0, len(modules))
+	for _, t := range modules {
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Entry < out[j].Entry })
+	sort.Slice(out, func(i, j int) bool { return out[i].module < out[j].module })
 	return out
 }
 
