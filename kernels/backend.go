@@ -117,9 +117,41 @@ func scalarArg(a any, pt reflect.Type) (reflect.Value, error) {
 			}
 			return reflect.ValueOf(x).Convert(pt), nil
 		}
-	case reflect.Float32, reflect.Float64, reflect.Bool:
+	case reflect.Float32, reflect.Float64:
+		switch pt.Kind() {
+		case reflect.Float32:
+			if f := v.Float(); float64(float32(f)) != f && f == f {
+				return v, fmt.Errorf("%v does not fit a float32 parameter exactly (write float32(%v) to round it)", a, a)
+			}
+			return v.Convert(pt), nil
+		case reflect.Float64:
+			return v.Convert(pt), nil
+		}
+	case reflect.Bool:
 		if v.Kind() == pt.Kind() {
 			return v.Convert(pt), nil
+		}
+	}
+	if v.IsValid() && v.Type().ConvertibleTo(pt) && v.Kind() == pt.Kind() {
+		return v.Convert(pt), nil // (complex numbers, for a simulator-only kernel)
+	}
+	if v.IsValid() && (v.CanInt() || v.CanUint()) {
+		if pt.Kind() == reflect.Float32 || pt.Kind() == reflect.Float64 {
+			// An integer (an untyped constant is an int) for a float
+			// parameter: where the float holds it exactly.
+			f := reflect.New(pt).Elem()
+			if v.CanInt() {
+				f.SetFloat(float64(v.Int()))
+				if back := f.Float(); back < -(1<<63) || back >= 1<<63 || int64(back) != v.Int() {
+					return v, fmt.Errorf("%v does not fit a %v parameter exactly", a, pt)
+				}
+			} else {
+				f.SetFloat(float64(v.Uint()))
+				if back := f.Float(); back >= 1<<64 || uint64(back) != v.Uint() {
+					return v, fmt.Errorf("%v does not fit a %v parameter exactly", a, pt)
+				}
+			}
+			return f, nil
 		}
 	}
 	return v, fmt.Errorf("%T argument for a %v parameter", a, pt)

@@ -25,7 +25,10 @@ type Launch struct {
 	// buffer of its length before the launch (an output buffer is a slice
 	// of the length wanted, whose contents are its initial ones), and a
 	// value for each scalar parameter, converted to the parameter's type
-	// (a value that does not fit is an error). T is any element type a
+	// where it fits exactly: an integer to any integer type that holds it,
+	// a float64 to a float32 parameter where it is a float32 value (2.5,
+	// not 0.1), a float32 to a float64, an integer to a float type that
+	// holds it exactly (2 for a float32); anything else is an error. T is any element type a
 	// sim.Buffer holds (sim.Storable): the scalar types, int16 and uint16,
 	// sim.Half and sim.BFloat16, and the vector types (sim.Float4, ...),
 	// copied to the GPU with CUDA's layout of the type.
@@ -153,6 +156,13 @@ type Test struct {
 // is not checked for it: the simulator alone cannot tell which constants a
 // Go kernel reads.
 //
+// Unless SimulatorOnly is set, the kernel must have a generated twin that
+// is current: what the translator makes of its package's source now (see
+// twincheck.go). A kernel never generated, one edited since `go generate`,
+// and one the translator refuses fail Check at once, GPU or not, with the
+// translator's reasons; where the Go toolchain cannot load the package (a
+// test binary copied to a GPU host), t.Log says the twin was not checked.
+//
 // Without the cuda build tag, or where no GPU can be opened, only the
 // simulator side runs; t.Log says so once per Check.
 func Check(t *testing.T, test Test) {
@@ -165,11 +175,15 @@ func Check(t *testing.T, test Test) {
 	}
 	var gpu kernels.Backend
 	if !test.SimulatorOnly {
-		var err error
+		unchecked, err := twinCurrent(test.Kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if unchecked != "" {
+			t.Logf("parity: the CUDA twin is not checked to be current: %s", unchecked)
+		}
 		if gpu, err = sharedGPU(); err != nil {
 			t.Logf("parity: simulator only (%v)", err)
-		} else if _, err := twin.Of(test.Kernel); err != nil {
-			t.Fatal(err)
 		}
 	}
 	rapid.Check(t, func(rt *rapid.T) {

@@ -88,7 +88,7 @@ func TestRunLaunchRefusesBadArguments(t *testing.T) {
 		{"scalar overflow", saxpy, Launch{Grid: sim.Dim(1), Block: sim.Dim(1), Args: []any{[]float32{1}, []float32{1}, float32(1), 1 << 40}}, "32-bit int"},
 		{"wrong buffer type", saxpy, Launch{Grid: sim.Dim(1), Block: sim.Dim(1), Args: []any{[]int32{1}, []float32{1}, float32(1), 1}}, "buffer"},
 		{"not a slice", saxpy, Launch{Grid: sim.Dim(1), Block: sim.Dim(1), Args: []any{"x", []float32{1}, float32(1), 1}}, "not a host slice"},
-		{"float64 for float32", saxpy, Launch{Grid: sim.Dim(1), Block: sim.Dim(1), Args: []any{[]float32{1}, []float32{1}, 1.5, 1}}, "float64"},
+		{"inexact float64 for float32", saxpy, Launch{Grid: sim.Dim(1), Block: sim.Dim(1), Args: []any{[]float32{1}, []float32{1}, 0.1, 1}}, "does not fit a float32 parameter exactly"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sb := newSim()

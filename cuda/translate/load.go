@@ -2,10 +2,19 @@ package translate
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
 )
+
+// GeneratedFile is the file `gpusim cuda -go` writes into a package: the
+// twins of its kernels, registered at init.
+const GeneratedFile = "gpusim_cuda.go"
 
 // Load loads the packages matching patterns, relative to dir, and translates
 // each. It resolves build tags, module paths and dependencies' export data
@@ -17,6 +26,11 @@ func Load(dir string, patterns ...string) (*Result, error) {
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo,
 		Dir: dir,
+		// The packages' generated files are read as their package clause
+		// only: they hold the twins of the last translation, which may
+		// name kernels since renamed or deleted, and declare nothing a
+		// kernel uses.
+		Overlay: generatedOverlay(dir, patterns),
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
@@ -39,4 +53,47 @@ func Load(dir string, patterns ...string) (*Result, error) {
 		res.Refused = append(res.Refused, r.Refused...)
 	}
 	return res, nil
+}
+
+// generatedOverlay replaces, for go list and the type checker, the
+// generated file of each package directory the local patterns (".",
+// "./k", "./...") name with its package clause alone.
+func generatedOverlay(dir string, patterns []string) map[string][]byte {
+	overlay := map[string][]byte{}
+	add := func(d string) {
+		f := filepath.Join(d, GeneratedFile)
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, src, parser.PackageClauseOnly)
+		if err != nil {
+			return
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return
+		}
+		overlay[abs] = []byte("package " + file.Name.Name + "\n")
+	}
+	for _, p := range patterns {
+		if !strings.HasPrefix(p, ".") && !filepath.IsAbs(p) {
+			continue // an import path: its files are not ours to hide
+		}
+		root := p
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(dir, p)
+		}
+		if base, ok := strings.CutSuffix(root, "..."); ok {
+			filepath.WalkDir(filepath.Clean(base), func(path string, d fs.DirEntry, err error) error {
+				if err == nil && d.IsDir() {
+					add(path)
+				}
+				return nil
+			})
+			continue
+		}
+		add(root)
+	}
+	return overlay
 }

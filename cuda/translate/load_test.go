@@ -91,3 +91,16 @@ func loadPkg(t testing.TB, pattern string) *packages.Package {
 	}
 	return pkgs[0]
 }
+
+// A package whose generated file registers a kernel since renamed loads:
+// the translator reads gpusim_cuda.go as its package clause only, so that
+// `gpusim cuda -go` after a rename does not fail on its own old output.
+func TestLoadIgnoresStaleGeneratedFile(t *testing.T) {
+	res, err := Load("testdata/stale", ".")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(res.Kernels) != 1 || res.Kernels[0].Twin.GoName != "stale.Renamed" {
+		t.Errorf("kernels %v, want stale.Renamed alone", res.Kernels)
+	}
+}
