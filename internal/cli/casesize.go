@@ -47,51 +47,127 @@ var probeSeeds = []uint64{1, 2, 3}
 // extrapolates their inputs' bytes to n by the growth between them (twice
 // the bytes for inputs of n elements, four times for n x n matrices). The
 // inputs alone must fit the simulated device's global memory, and
-// runCopies times over the memory left to the process. The estimate is
-// rough; the simulator checks each allocation of device and shadow memory
-// against the host's memory as well. A generator that fails at the probe
-// sizes is not checked.
-func checkSize(name string, gen func(seed uint64, n, block int) kernels.Case, seed uint64, spec sim.Spec, n, block int) string {
+// runCopies times over the memory left to the process. With detection on
+// (det set), the shadow memory detection keeps for the buffers the host
+// driver allocates, extrapolated the same way from runs of the driver that
+// launch nothing (shadowBytes), must fit det's budget, and the process's
+// memory must hold it besides. The estimate is rough; the simulator checks
+// each allocation of device and shadow memory against the host's memory
+// as well. A generator (or, for the shadow memory, a driver) that fails at
+// the probe sizes is not checked.
+func checkSize(name string, gen func(seed uint64, n, block int) kernels.Case, seed uint64, spec sim.Spec, n, block int, det *detection) string {
 	if n <= 2*probeN {
 		return ""
 	}
+	in, ok := extrapolate(func(s uint64, n int) (int64, bool) { return probeBytes(gen, s, n, block) }, seed, n)
+	if !ok {
+		return ""
+	}
+	if dev := float64(spec.GlobalMemory); in.est > dev {
+		return fmt.Sprintf("%s's inputs alone would take about %s, more than the %s of global memory of the simulated %s (%s)%s",
+			name, byteSize(in.est), byteSize(dev), spec.Name, spec.Arch, in.fits(dev))
+	}
+	var sh growth
+	if det != nil {
+		sh, ok = extrapolate(func(s uint64, n int) (int64, bool) { return shadowBytes(det.run, gen(s, n, block)) }, seed, n)
+		if budget := float64(det.budget); ok && budget > 0 && sh.est > budget {
+			return fmt.Sprintf("with detection on, %s's buffers would need about %s of shadow memory, more than detection's budget of %s (-shadow-budget)%s; run a smaller -n%s, or raise -shadow-budget (the host must hold the shadow memory)",
+				name, byteSize(sh.est), byteSize(budget), sh.fits(budget), det.offHint)
+		}
+	}
+	if avail, bound, ok := usable(); ok && runCopies*in.est+sh.est > float64(avail) {
+		if sh.est == 0 {
+			return fmt.Sprintf("%s's inputs would take about %s, and a run holds about %d times its inputs (on the host, in the simulated device's memory, and outputs): more than the %s this process can still allocate (%s)%s",
+				name, byteSize(in.est), runCopies, byteSize(float64(avail)), bound, in.fits(float64(avail)/runCopies))
+		}
+		both := func(n float64) float64 { return runCopies*in.at(n) + sh.at(n) }
+		return fmt.Sprintf("%s's inputs would take about %s, a run holds about %d times its inputs (on the host, in the simulated device's memory, and outputs), and detection's shadow memory about %s: more than the %s this process can still allocate (%s)%s; run a smaller -n%s",
+			name, byteSize(in.est), runCopies, byteSize(sh.est), byteSize(float64(avail)), bound, largest(both, float64(avail), n), det.offHint)
+	}
+	return ""
+}
+
+// detection is what checkSize needs to bound detection's shadow memory:
+// the kernel's host driver, the budget (0: none but the host's memory),
+// and how the subcommand turns detection off, for the message (", or
+// -race=false"; "" where it cannot).
+type detection struct {
+	run     func(kernels.Backend, kernels.Case) (kernels.Result, error)
+	budget  int64
+	offHint string
+}
+
+// growth is a size measured at probeN and 2*probeN (b1, b2) and
+// extrapolated to n (est) as a power of n of whole degree (deg).
+type growth struct {
+	b2  int64
+	deg float64
+	est float64
+}
+
+// at is the size extrapolated to n.
+func (g growth) at(n float64) float64 {
+	if g.b2 == 0 {
+		return 0
+	}
+	return float64(g.b2) * math.Pow(n/(2*probeN), g.deg)
+}
+
+// fits says the largest n whose size is at most limit bytes.
+func (g growth) fits(limit float64) string {
+	if g.deg == 0 {
+		return ""
+	}
+	m := 2 * probeN * math.Pow(limit/float64(g.b2), 1/g.deg)
+	return fmt.Sprintf("; sizes up to about %d fit", int64(m))
+}
+
+// largest says the largest n up to below whose size(n) is at most limit
+// bytes, size growing with n.
+func largest(size func(n float64) float64, limit float64, below int) string {
+	lo, hi := 0, below // size(lo) fits, size(hi) does not
+	if size(0) > limit {
+		return ""
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if size(float64(mid)) <= limit {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if lo <= 2*probeN {
+		return ""
+	}
+	return fmt.Sprintf("; sizes up to about %d fit", lo)
+}
+
+// extrapolate measures a size at probeN and 2*probeN, for the run's seed
+// and probeSeeds (the largest counting), and extrapolates it to n; false
+// if measure fails at a probe.
+func extrapolate(measure func(seed uint64, n int) (int64, bool), seed uint64, n int) (growth, bool) {
 	var b1, b2 int64
 	for _, s := range append([]uint64{seed}, probeSeeds...) {
-		x1, ok1 := probeBytes(gen, s, probeN, block)
-		x2, ok2 := probeBytes(gen, s, 2*probeN, block)
+		x1, ok1 := measure(s, probeN)
+		x2, ok2 := measure(s, 2*probeN)
 		if !ok1 || !ok2 {
-			return ""
+			return growth{}, false
 		}
 		b1, b2 = max(b1, x1), max(b2, x2)
 	}
 	if b2 == 0 {
-		return ""
+		return growth{}, false
 	}
-	// Inputs grow as a power of n of whole degree; rounding, and the
-	// shapes a generator draws, blur the ratio of two small cases, which
+	// Sizes grow as a power of n of whole degree; rounding, and the shapes
+	// a generator draws, blur the ratio of two small cases, which
 	// extrapolation would magnify.
-	growth := 0.0
+	g := growth{b2: b2}
 	if b2 > b1 {
-		growth = math.Round(math.Log2(float64(b2) / float64(b1)))
+		g.deg = math.Round(math.Log2(float64(b2) / float64(b1)))
 	}
-	est := float64(b2) * math.Pow(float64(n)/(2*probeN), growth)
-	// fits says the largest size whose inputs take at most limit bytes.
-	fits := func(limit float64) string {
-		if growth == 0 {
-			return ""
-		}
-		m := 2 * probeN * math.Pow(limit/float64(b2), 1/growth)
-		return fmt.Sprintf("; sizes up to about %d fit", int64(m))
-	}
-	if dev := float64(spec.GlobalMemory); est > dev {
-		return fmt.Sprintf("%s's inputs alone would take about %s, more than the %s of global memory of the simulated %s (%s)%s",
-			name, byteSize(est), byteSize(dev), spec.Name, spec.Arch, fits(dev))
-	}
-	if avail, bound, ok := usable(); ok && runCopies*est > float64(avail) {
-		return fmt.Sprintf("%s's inputs would take about %s, and a run holds about %d times its inputs (on the host, in the simulated device's memory, and outputs): more than the %s this process can still allocate (%s)%s",
-			name, byteSize(est), runCopies, byteSize(float64(avail)), bound, fits(float64(avail)/runCopies))
-	}
-	return ""
+	g.est = g.at(float64(n))
+	return g, true
 }
 
 // probeBytes is the bytes of the inputs gen makes at size n, false if gen
@@ -202,4 +278,90 @@ func cgroupMemory() (limit, used int64, have bool) {
 	limit, ok1 := read("memory.max")
 	used, ok2 := read("memory.current")
 	return limit, used, ok1 && ok2
+}
+
+// shadowCellBytes is the host memory detection keeps per shadow unit of a
+// global buffer (sim's cellBytes, sim/shadow.go); a unit is an element of
+// up to 4 bytes, or 4 bytes of a larger one (sim's unitBytes).
+// TestShadowEstimateIsTheSimulators holds it to the simulator.
+const shadowCellBytes = 16
+
+// shadowOf is the shadow memory detection keeps for a buffer of n
+// elements of type dt.
+func shadowOf(dt kernels.DType, n int) int64 {
+	unit := int64(min(dt.Size(), 4))
+	return (int64(n)*int64(dt.Size()) + unit - 1) / unit * shadowCellBytes
+}
+
+// shadowBytes is the most shadow memory detection would keep at once for
+// the buffers run (a kernel's host driver) allocates for case c: the peak
+// of its live allocations, counted by a backend that holds no memory and
+// launches nothing (so it is quick at any size, and a buffer a launch
+// would leave untouched counts too); false if the driver fails or panics
+// there.
+func shadowBytes(run func(kernels.Backend, kernels.Case) (kernels.Result, error), c kernels.Case) (b int64, ok bool) {
+	defer func() {
+		if recover() != nil {
+			b, ok = 0, false
+		}
+	}()
+	sc := &shadowCounter{}
+	if _, err := run(sc, c); err != nil {
+		return 0, false
+	}
+	return sc.peak, true
+}
+
+// shadowCounter is the backend of shadowBytes.
+type shadowCounter struct {
+	live, peak int64
+	launches   int
+}
+
+// maxProbeLaunches bounds the launches of a driver run by shadowBytes: a
+// driver that loops until its kernels' results say stop would loop for
+// ever on results never computed.
+const maxProbeLaunches = 1 << 16
+
+type countedMem struct {
+	dt    kernels.DType
+	n     int
+	freed bool
+}
+
+func (m *countedMem) Len() int             { return m.n }
+func (m *countedMem) DType() kernels.DType { return m.dt }
+
+func (c *shadowCounter) Name() string { return "shadow memory estimate" }
+
+func (c *shadowCounter) Alloc(dt kernels.DType, n int) (kernels.Mem, error) {
+	if !dt.Valid() || n < 0 {
+		return nil, fmt.Errorf("alloc of %d elements of dtype %d", n, dt)
+	}
+	c.live += shadowOf(dt, n)
+	c.peak = max(c.peak, c.live)
+	return &countedMem{dt: dt, n: n}, nil
+}
+
+func (c *shadowCounter) Write(kernels.Mem, any) error   { return nil }
+func (c *shadowCounter) Read(kernels.Mem, any) error    { return nil }
+func (c *shadowCounter) Memset(kernels.Mem, byte) error { return nil }
+func (c *shadowCounter) CopyToSymbol(_, _ any) error    { return nil }
+
+func (c *shadowCounter) Launch(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	if c.launches++; c.launches > maxProbeLaunches {
+		return fmt.Errorf("more than %d launches", maxProbeLaunches)
+	}
+	return nil
+}
+
+func (c *shadowCounter) LaunchCooperative(kernel any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	return c.Launch(kernel, grid, block, sharedBytes, args...)
+}
+
+func (c *shadowCounter) Free(m kernels.Mem) {
+	if cm, ok := m.(*countedMem); ok && !cm.freed {
+		cm.freed = true
+		c.live -= shadowOf(cm.dt, cm.n)
+	}
 }

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpusim/gpusim/kernels"
+	"github.com/gpusim/gpusim/sim"
 )
 
 // A size whose inputs cannot be held is bad input, refused before any input
@@ -38,14 +42,7 @@ func TestExitTwoOnSizesTooLarge(t *testing.T) {
 		// A sweep stops at it, instead of listing it for each block size.
 		{[]string{"sweep", "vector_add", "-n", "9223372036854775807", "-blocks", "64,128"}, "gpusim sweep: -n 9223372036854775807: vector_add's inputs alone"},
 	} {
-		start := time.Now()
-		code, out, stderr := run(t, tc.args...)
-		if code != 2 || !strings.Contains(stderr, tc.stderr) || strings.Count(stderr, "\n") != 1 || out != "" {
-			t.Errorf("gpusim %v: exit %d, stdout %q, stderr %q; want 2 and one line with %q", tc.args, code, out, stderr, tc.stderr)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("gpusim %v took %v to refuse", tc.args, d)
-		}
+		wantRefusedFast(t, tc.args, tc.stderr)
 	}
 }
 
@@ -54,8 +51,16 @@ func TestExitTwoOnSizesTooLarge(t *testing.T) {
 func TestExitTwoOnSizesBeyondHostMemory(t *testing.T) {
 	defer func(u func() (int64, string, bool)) { usable = u }(usable)
 	usable = func() (int64, string, bool) { return 1 << 30, "a test's limit", true }
-	code, _, stderr := run(t, "run", "vector_add", "-n", "50000000")
+	code, _, stderr := run(t, "run", "vector_add", "-n", "50000000", "-race=false")
 	want := "-n 50000000: vector_add's inputs would take about 381.5 MiB, and a run holds about 3 times its inputs (on the host, in the simulated device's memory, and outputs): more than the 1.0 GiB this process can still allocate (a test's limit); sizes up to about 44739242 fit"
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	// With detection on, its shadow memory (48 bytes an element for
+	// vector_add's three float32 buffers) must fit as well: 3 x 8 bytes of
+	// inputs and 48 of shadow an element in 1 GiB is 14913080 elements.
+	code, _, stderr = run(t, "run", "vector_add", "-n", "20000000")
+	want = "-n 20000000: vector_add's inputs would take about 152.6 MiB, a run holds about 3 times its inputs (on the host, in the simulated device's memory, and outputs), and detection's shadow memory about 915.5 MiB: more than the 1.0 GiB this process can still allocate (a test's limit); sizes up to about 14913080 fit; run a smaller -n, or -race=false (no detection)"
 	if code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
@@ -115,5 +120,89 @@ func TestCaseFileConsistency(t *testing.T) {
 	// An unreadable file ends a sweep too.
 	if code, out, stderr := run(t, "sweep", "vector_add", "-blocks", "64,128", "-in", filepath.Join(dir, "none.json")); code != 2 || out != "" || !strings.Contains(stderr, "cannot read input") {
 		t.Errorf("sweep with a missing input: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// With detection on, a size whose shadow memory would exceed detection's
+// budget (-shadow-budget, sim.DefaultShadowBudget by default) is bad input,
+// refused before the run, instead of a run that ends in a ShadowBudget
+// finding and exit 1 as if the kernel had a bug.
+func TestExitTwoOnShadowBudget(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		// 3 float32 buffers of 1e8 elements: 4.5 GiB of shadow; 4 GiB / 48 bytes.
+		{[]string{"run", "vector_add", "-n", "100000000"},
+			"gpusim run: -n 100000000: with detection on, vector_add's buffers would need about 4.5 GiB of shadow memory, more than detection's budget of 4.0 GiB (-shadow-budget); sizes up to about 89478485 fit; run a smaller -n, or -race=false (no detection), or raise -shadow-budget (the host must hold the shadow memory)"},
+		// race cannot turn detection off.
+		{[]string{"race", "vector_add", "-n", "100000000"},
+			"gpusim race: -n 100000000: with detection on, vector_add's buffers would need about 4.5 GiB of shadow memory, more than detection's budget of 4.0 GiB (-shadow-budget); sizes up to about 89478485 fit; run a smaller -n, or raise -shadow-budget"},
+		{[]string{"run", "vector_add", "-n", "100000", "-shadow-budget", "4MiB"}, "about 4.6 MiB of shadow memory, more than detection's budget of 4.0 MiB (-shadow-budget); sizes up to about 87381 fit"},
+		{[]string{"sweep", "vector_add", "-n", "100000", "-shadow-budget", "4MiB", "-blocks", "64,128"}, "gpusim sweep: -n 100000: with detection on"},
+		{[]string{"run", "vector_add", "-shadow-budget", "-1"}, `invalid value "-1" for flag -shadow-budget`},
+	} {
+		wantRefusedFast(t, tc.args, tc.stderr)
+	}
+	for _, args := range [][]string{
+		{"run", "vector_add", "-n", "87381", "-shadow-budget", "4MiB", "-profile=false"},
+		{"run", "vector_add", "-n", "100000", "-shadow-budget", "5MiB", "-profile=false"},
+		{"run", "vector_add", "-n", "100000", "-shadow-budget", "0", "-profile=false"},
+		{"run", "vector_add", "-n", "100000", "-shadow-budget", "1MiB", "-race=false", "-profile=false"},
+	} {
+		if code, out, stderr := run(t, args...); code != 0 {
+			t.Errorf("gpusim %v: exit %d\n%s%s", args, code, out, stderr)
+		}
+	}
+}
+
+// The shadow memory checkSize counts for a kernel's buffers is what the
+// simulator allocates: a budget of the estimate lets a detected run
+// through, and, for kernels whose every buffer is live at once (the
+// estimate is then exact), a byte less ends it with a ShadowBudget finding.
+// Every registry kernel's driver runs on the counting backend.
+func TestShadowEstimateIsTheSimulators(t *testing.T) {
+	exact := map[string]bool{"vector_add": true, "reduce_sum": true}
+	for _, k := range kernels.All() {
+		c := k.Generate(rand.New(rand.NewPCG(1, 2)), 300, 0)
+		est, ok := shadowBytes(k.Run, c)
+		if !ok || est == 0 {
+			t.Errorf("%s: no estimate (%v, %d)", k.Name, ok, est)
+			continue
+		}
+		if !exact[k.Name] && testing.Short() {
+			continue
+		}
+		budgets := []int64{est}
+		if exact[k.Name] {
+			budgets = append(budgets, est-1)
+		}
+		for _, budget := range budgets {
+			be := kernels.NewSimBackend(sim.H100, sim.Options{}.WithShadowBudget(budget))
+			k.Run(be, c)
+			over := false
+			for _, r := range be.Reports {
+				for _, f := range r.Findings {
+					over = over || f.Kind == sim.ShadowBudget
+				}
+			}
+			if over != (budget < est) {
+				t.Errorf("%s: a shadow budget of %d bytes, the estimate %d: ShadowBudget finding %v", k.Name, budget, est, over)
+			}
+		}
+	}
+}
+
+// wantRefusedFast runs gpusim args and wants exit 2 within 10 s, nothing on
+// stdout, and one line on stderr that contains msg.
+func wantRefusedFast(t *testing.T, args []string, msg string) {
+	t.Helper()
+	start := time.Now()
+	code, out, stderr := run(t, args...)
+	if code != 2 || !strings.Contains(stderr, msg) || strings.Count(stderr, "\n") != 1 || out != "" {
+		t.Errorf("gpusim %v: exit %d, stdout %q, stderr %q; want 2 and one line with %q", args, code, out, stderr, msg)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("gpusim %v took %v to refuse", args, d)
 	}
 }

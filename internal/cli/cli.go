@@ -9,12 +9,14 @@
 // refuses (the kernels that translate are written all the same); 2 bad
 // usage or input (unknown kernel, illegal launch shape, unreadable or
 // invalid -in case file, a problem size whose inputs would not fit the
-// simulated device's or this process's memory, -gpu in a binary built
+// simulated device's or this process's memory, or, with detection on,
+// whose shadow memory would exceed detection's budget (-shadow-budget),
+// -gpu in a binary built
 // without the cuda tag or where the GPU cannot be opened). Messages start
 // with the subcommand: "gpusim run: ...".
 //
 // The detectors run by default (-race=false turns them off), as for a
-// launch through package sim.
+// launch through package sim. Every subcommand but cuda takes -json.
 package cli
 
 import (
@@ -69,7 +71,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"list", "", "kernels of the registry with their summaries", cmdList},
-		{"run", "KERNEL [-n N] [-block B] [-seed S] [-sched natural|random] [-race] [-in FILE]", "run a kernel, check it against its reference, report findings and the profile", cmdRun},
+		{"run", "KERNEL [-n N] [-block B] [-seed S] [-sched natural|random] [-race] [-shadow-budget BYTES] [-in FILE]", "run a kernel, check it against its reference, report findings and the profile", cmdRun},
 		{"race", "KERNEL [flags of run]", "run with detection on and print only the findings; exit 1 if any", cmdRace},
 		{"occupancy", "-block B [-regs R] [-smem BYTES] [-arch sm_90]", "theoretical occupancy of a launch shape", cmdOccupancy},
 		{"sweep", "KERNEL -blocks 64,128,256,512,1024 [-gpu [-gpu-runs 5]]", "occupancy and memory statistics per block size; -gpu adds GPU kernel times and checks the GPU's result (needs -tags cuda)", cmdSweep},
@@ -151,7 +153,7 @@ func (e *env) usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  gpusim %s %s\n      %s\n", c.name, c.args, c.doc)
 	}
-	fmt.Fprintln(w, "\ngpusim help CMD shows a command's flags. Every subcommand takes -json.")
+	fmt.Fprintln(w, "\ngpusim help CMD shows a command's flags. Every subcommand but cuda takes -json.")
 	fmt.Fprintln(w, "Exit status: 0 ok, 1 a failed check or any finding, 2 bad usage or input.")
 }
 
@@ -246,7 +248,20 @@ func lookup(name string) (*kernels.Kernel, error) {
 	for _, k := range kernels.All() {
 		names = append(names, k.Name)
 	}
-	return nil, usagef("unknown kernel %q%s (gpusim list shows all)", name, suggest(name, names))
+	return nil, usagef("unknown kernel %q%s (gpusim list shows all)%s", name, suggest(name, names), ownKernelHint(name))
+}
+
+// ownKernelHint is what lookup adds for a name that is no registry
+// kernel's and looks like a package or a Go kernel of the user's (a path,
+// or an exported Go name): run, race, sweep and trace run the registry's
+// kernels only, and how a user runs their own.
+func ownKernelHint(name string) string {
+	if !strings.ContainsAny(name, "/.\\") && (name == "" || name[0] < 'A' || name[0] > 'Z') {
+		return ""
+	}
+	return "; run, race, sweep and trace take a registry kernel's name; to run a kernel of your own, test it with go test: " +
+		"parity.Check(t, parity.Test{Kernel: ..., Draw: ..., Reference: ...}) runs it on the simulator with every detector on " +
+		"against your CPU reference (and on a GPU with -tags cuda), or launch it with sim.NewDevice and Device.Launch in a test (see the README)"
 }
 
 // suggest returns `; did you mean "x"?` for the closest name by edit

@@ -347,11 +347,77 @@ func TestMessagesNameTheSubcommand(t *testing.T) {
 		{[]string{"run"}, "gpusim run: want one kernel name"},
 		{[]string{"sweep", "vector_add", "-blocks", "x"}, "gpusim sweep: -blocks"},
 		{[]string{"occupancy", "-block", "1024", "-regs", "128"}, "gpusim occupancy: illegal launch shape"},
+		{[]string{"amdahl", "-p", "2"}, "gpusim amdahl: want 0 <= p <= 1"},
+		{[]string{"cuda", "-o", t.TempDir(), "./testdata/nonexistent"}, "gpusim cuda: translate: "},
+		{[]string{"cuda", "-o", t.TempDir(), "./testdata/nokernels"}, "gpusim cuda: no kernels in ./testdata/nokernels"},
+		{[]string{"cuda", "-go", "./testdata/nonexistent"}, "gpusim cuda: -go: "},
 	} {
 		_, _, stderr := run(t, tc.args...)
 		if !strings.HasPrefix(stderr, tc.prefix) || strings.Contains(stderr, "gpusim: gpusim") {
 			t.Errorf("gpusim %v: stderr %q, want it to start %q", tc.args, stderr, tc.prefix)
 		}
+		// Once: not "gpusim cuda: cuda: ...".
+		if cmd := tc.args[0]; strings.HasPrefix(stderr, "gpusim "+cmd+": "+cmd) {
+			t.Errorf("gpusim %v: stderr %q repeats the subcommand", tc.args, stderr)
+		}
+	}
+}
+
+// A path or a Go name given to run or race is no registry kernel: the
+// message says that those take the registry's names, and how a user runs
+// a kernel of their own.
+func TestUnknownKernelSaysHowToRunYourOwn(t *testing.T) {
+	for _, args := range [][]string{{"run", "./testdata/mixed"}, {"race", "Saxpy"}} {
+		code, _, stderr := run(t, args...)
+		for _, want := range []string{"unknown kernel", "take a registry kernel's name", "parity.Check", "go test"} {
+			if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("gpusim %v: exit %d, stderr %q; want 2 and one line with %q", args, code, stderr, want)
+			}
+		}
+	}
+	// A typo of a registry name gets the suggestion alone.
+	if _, _, stderr := run(t, "run", "reduce_sun"); strings.Contains(stderr, "parity.Check") {
+		t.Errorf("a typo: %q", stderr)
+	}
+}
+
+// gpusim help says which subcommands take -json, truly.
+func TestHelpSaysWhichSubcommandsTakeJSON(t *testing.T) {
+	var without []string
+	for _, c := range commands {
+		_, out, _ := run(t, "help", c.name)
+		if !strings.Contains(out, "  -json") {
+			without = append(without, c.name)
+			if code, _, stderr := run(t, c.name, "-json"); code != 2 || !strings.Contains(stderr, "flag provided but not defined: -json") {
+				t.Errorf("%s -json: exit %d, %q", c.name, code, stderr)
+			}
+		}
+	}
+	want := "Every subcommand takes -json."
+	if len(without) > 0 {
+		want = "Every subcommand but " + strings.Join(without, ", ") + " takes -json."
+	}
+	if _, out, _ := run(t, "help"); !strings.Contains(out, want) {
+		t.Errorf("gpusim help does not say %q:\n%s", want, out)
+	}
+}
+
+// Without the profiler the header still names the block size the kernel
+// ran with and counts its launches.
+func TestRunHeaderWithoutProfile(t *testing.T) {
+	for _, args := range [][]string{{"run", "vector_add", "-n", "4096"}, {"run", "vector_add", "-n", "4096", "-profile=false"}} {
+		code, out, stderr := run(t, args...)
+		if code != 0 || !strings.Contains(out, " block=256 ") || !strings.Contains(out, "(1 launch(es), ") {
+			t.Errorf("gpusim %v: exit %d, want block=256 and 1 launch:\n%s%s", args, code, out, stderr)
+		}
+	}
+	_, out, _ := run(t, "run", "reduce_sum", "-n", "4096", "-profile=false", "-json")
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw["block"] != float64(512) || raw["launch_count"] != float64(1) {
+		t.Errorf("-json: block %v, launch_count %v; want 512 and 1", raw["block"], raw["launch_count"])
 	}
 }
 

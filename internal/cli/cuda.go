@@ -23,7 +23,7 @@ const generatedGoFile = "gpusim_cuda.go"
 // translatePackage).
 func cmdCUDA(e *env, args []string) error {
 	fs := e.newFlags("cuda")
-	outDir := fs.String("o", "", "translate the package PKG and write one .cu per kernel into this directory, named after its entry point (the Go name, renamed where CUDA has it: a kernel sin is sin_.cu)")
+	outDir := fs.String("o", "", "translate the package PKG (one package: a pattern with ... is refused) and write one .cu per kernel into this directory, named after its entry point (the Go name, renamed where CUDA has it: a kernel sin is sin_.cu)")
 	goFile := fs.Bool("go", false, "translate the package in directory PKG and write its "+generatedGoFile+" there, as go generate does")
 	allOrNothing := fs.Bool("all-or-nothing", false, "with -o or -go, write nothing if the translator refuses any kernel "+
 		"(by default every kernel that translates is written, each refusal is printed with its file:line, and the exit status is 1)")
@@ -36,26 +36,37 @@ func cmdCUDA(e *env, args []string) error {
 	}
 	if *goFile {
 		if st, err := os.Stat(pos[0]); err != nil || !st.IsDir() {
-			return usagef("cuda -go: %q is not a directory (give the package's directory, e.g. . from go generate)", pos[0])
+			return usagef("-go: %q is not a directory (give the package's directory, e.g. . from go generate)", pos[0])
 		}
 	}
 	if *outDir == "" && !*goFile {
 		if k, ok := kernels.Lookup(pos[0]); ok {
 			return e.printTwins(k)
 		}
-		if _, err := e.kernelArg(fs, pos); err != nil {
-			return err
+		var names []string
+		for _, k := range kernels.All() {
+			names = append(names, k.Name)
 		}
+		return usagef("unknown kernel %q%s (gpusim list shows all); to translate a package of yours, give -o DIR or -go", pos[0], suggest(pos[0], names))
+	}
+	if *outDir != "" && isMultiPattern(pos[0]) {
+		return usagef("-o takes one package, and %s is a pattern that may match several, whose kernels would share the one directory: run gpusim cuda -o once per package, each into a directory of its own", pos[0])
 	}
 	res, err := translate.Load(".", pos[0])
 	if err != nil {
-		return usagef("cuda: %v", err)
+		return usagef("%v", err)
 	}
 	goDir := ""
 	if *goFile {
 		goDir = pos[0]
 	}
 	return e.writeTranslation(res, pos[0], *outDir, goDir, *allOrNothing)
+}
+
+// isMultiPattern says whether a go list pattern can match several
+// packages: one with ..., or all, std or cmd.
+func isMultiPattern(p string) bool {
+	return strings.Contains(p, "...") || p == "all" || p == "std" || p == "cmd"
 }
 
 // printTwins writes the CUDA of every entry point k launches.
@@ -71,6 +82,13 @@ func (e *env) printTwins(k *kernels.Kernel) error {
 		fmt.Fprint(e.stdout, tw.Source)
 	}
 	return nil
+}
+
+func morePackages(n int) string {
+	if n < 2 {
+		return ""
+	}
+	return " (-o takes one package: run gpusim cuda -o once per package, each into a directory of its own)"
 }
 
 // writeTranslation writes what the translator made of the package
@@ -101,9 +119,23 @@ func (e *env) writeTranslation(res *translate.Result, pattern, outDir, goDir str
 		}
 	}
 	if len(res.Kernels) == 0 {
-		return usagef("cuda: no kernels in %s (a kernel is a function returning sim.Kernel)", pattern)
+		return usagef("no kernels in %s (a kernel is a function returning sim.Kernel)", pattern)
 	}
 	if outDir != "" {
+		// One file per entry point: two kernels that would share a file
+		// (of two packages a pattern matched) write nothing.
+		pkgs, files := map[string]bool{}, map[string]string{}
+		for _, k := range res.Kernels {
+			pkgs[k.Func.Pkg().Path()] = true
+			name := k.Twin.Entry + ".cu"
+			if other, dup := files[name]; dup {
+				return usagef("%s and %s would both be written to %s; nothing written%s", other, k.Twin.GoName, filepath.Join(outDir, name), morePackages(len(pkgs)))
+			}
+			files[name] = k.Twin.GoName
+		}
+		if len(pkgs) > 1 {
+			return usagef("-o takes one package, and %s matches %d with kernels; nothing written: run gpusim cuda -o once per package, each into a directory of its own", pattern, len(pkgs))
+		}
 		if err := os.MkdirAll(outDir, 0o755); err != nil {
 			return err
 		}

@@ -153,3 +153,47 @@ func TestCUDAExitStatus(t *testing.T) {
 		t.Errorf("a package of refused kernels made %s (%v)", bad, err)
 	}
 }
+
+// TestCUDAOutDirOnePackage: -o writes one flat directory, so a pattern
+// that may match several packages is refused before anything is loaded or
+// written (testdata/dup/one and two both have a kernel Scale, whose .cu
+// files would overwrite each other), and two kernels that would share a
+// file write nothing.
+func TestCUDAOutDirOnePackage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cu")
+	code, stdout, stderr := run(t, "cuda", "-o", dir, "./testdata/dup/...")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "gpusim cuda: -o takes one package") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("cuda -o with a pattern: exit %d, stdout %q, stderr %q; want 2 and one line saying -o takes one package", code, stdout, stderr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a refused pattern made %s (%v)", dir, err)
+	}
+	// Kernels of two packages reaching writeTranslation (as two patterns
+	// would) are refused there, before a file is written.
+	res, err := translate.Load(".", "./testdata/dup/one", "./testdata/dup/two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, cmd: "cuda"}
+	err = e.writeTranslation(res, "./testdata/dup/one ./testdata/dup/two", dir, "", false)
+	if err == nil || !strings.Contains(err.Error(), "one.Scale and two.Scale would both be written to "+filepath.Join(dir, "Scale.cu")+"; nothing written") {
+		t.Errorf("two kernels for one file: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a refused translation made %s (%v)", dir, err)
+	}
+	// One package of the two is written.
+	if code, _, stderr := run(t, "cuda", "-o", dir, "./testdata/dup/one"); code != 0 || !slices.Equal(cuFiles(t, dir), []string{"Scale.cu"}) {
+		t.Errorf("cuda -o one package: exit %d, wrote %v, stderr %q", code, cuFiles(t, dir), stderr)
+	}
+}
+
+// A name that is no registry kernel's, given to cuda without -o or -go,
+// says how to translate a package.
+func TestCUDAUnknownKernelSaysHowToTranslateAPackage(t *testing.T) {
+	code, _, stderr := run(t, "cuda", "./testdata/mixed")
+	if code != 2 || !strings.Contains(stderr, `gpusim cuda: unknown kernel "./testdata/mixed"`) || !strings.Contains(stderr, "give -o DIR or -go") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,7 @@ type runFlags struct {
 	json     bool
 	profile  bool
 	workers  int
+	shadow   bytesFlag
 }
 
 func addRunFlags(fs *flag.FlagSet, race bool) *runFlags {
@@ -44,19 +46,31 @@ func addRunFlags(fs *flag.FlagSet, race bool) *runFlags {
 	fs.StringVar(&f.arch, "arch", "sm_90", "device: sm_90 (H100), sm_80 (A100) or sm_75 (T4)")
 	fs.BoolVar(&f.json, "json", false, "print JSON")
 	fs.IntVar(&f.workers, "workers", 1, "workers running blocks (0: one per core); with -race, findings are those of one worker, and a profiled run uses one")
+	f.shadow = bytesFlag(sim.DefaultShadowBudget)
+	fs.Var(&f.shadow, "shadow-budget", "the most host memory, in `bytes` (4294967296, 8GiB, 512MiB), detection's shadow memory may take (0: no budget but the host's memory); "+
+		"detection keeps 16 bytes per element of up to 4 bytes (per 4 bytes of a larger one) of every buffer, and a size that needs more is refused before the run")
 	return f
 }
 
 // recorder is the simulator backend that also remembers which function
-// each launch ran, so profiles carry the kernel's name.
+// each launch ran, so profiles carry the kernel's name, and its block
+// size, so a run without profiles knows its launches too.
 type recorder struct {
 	*kernels.SimBackend
-	names []string
+	names  []string
+	blocks []int
 }
 
 func (r *recorder) Launch(fn any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
 	r.names = append(r.names, kernels.KernelName(fn))
+	r.blocks = append(r.blocks, block.Size())
 	return r.SimBackend.Launch(fn, grid, block, sharedBytes, args...)
+}
+
+func (r *recorder) LaunchCooperative(fn any, grid, block sim.Dim3, sharedBytes int, args ...any) error {
+	r.names = append(r.names, kernels.KernelName(fn))
+	r.blocks = append(r.blocks, block.Size())
+	return r.SimBackend.LaunchCooperative(fn, grid, block, sharedBytes, args...)
 }
 
 // outcome is one run of a kernel.
@@ -71,7 +85,8 @@ type outcome struct {
 	Status   string         `json:"status"` // ok, mismatch, error, findings
 	Error    string         `json:"error,omitempty"`
 	Findings []sim.Finding  `json:"findings"`
-	Launches []*sim.Profile `json:"launches,omitempty"`
+	Launches []*sim.Profile `json:"launches,omitempty"` // with profiling on
+	Count    int            `json:"launch_count"`       // launches the driver made
 	Elapsed  time.Duration  `json:"elapsed_ns"`
 
 	kcase  kernels.Case   // the case the driver ran
@@ -85,7 +100,7 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 	if !ok {
 		return nil, usagef("unknown device %q (sm_90, sm_80 or sm_75)", f.arch)
 	}
-	opts := sim.Options{}.WithSeed(f.seed).WithDetection(f.race)
+	opts := sim.Options{}.WithSeed(f.seed).WithDetection(f.race).WithShadowBudget(int64(f.shadow))
 	if f.workers < 0 {
 		return nil, usagef("-workers %d: want 0 (one per core) or more", f.workers)
 	}
@@ -116,6 +131,12 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 		return nil, inputf("-n %d: negative size", n)
 	}
 	cm := &caseMaker{k: k, spec: spec, seed: f.seed, n: n, block: f.block, nSet: f.n != 0}
+	if f.race {
+		cm.det = &detection{run: k.Run, budget: opts.ShadowBudget(), offHint: ", or -race=false (no detection)"}
+		if e.cmd == "race" {
+			cm.det.offHint = ""
+		}
+	}
 	var c kernels.Case
 	var err error
 	if f.in != "" {
@@ -149,12 +170,12 @@ func (e *env) execute(k *kernels.Kernel, f *runFlags) (*outcome, error) {
 			p.Kernel = rec.names[i]
 		}
 	}
-	o.Launches, o.kcase = profs, c
+	o.Launches, o.Count, o.kcase = profs, len(rec.blocks), c
 	if err == nil {
 		o.result = got
 	}
-	if o.Block == 0 && len(profs) > 0 {
-		o.Block = profs[0].Block.Size()
+	if o.Block == 0 && len(rec.blocks) > 0 {
+		o.Block = rec.blocks[0]
 	}
 	for _, r := range be.Reports {
 		o.Findings = append(o.Findings, r.Findings...)
@@ -199,9 +220,10 @@ type caseMaker struct {
 	k     *kernels.Kernel
 	spec  sim.Spec
 	seed  uint64
-	n     int  // -n, or the default
-	block int  // -block (or the sweep's block size); 0: the kernel's default
-	nSet  bool // -n was given
+	n     int        // -n, or the default
+	block int        // -block (or the sweep's block size); 0: the kernel's default
+	nSet  bool       // -n was given
+	det   *detection // set where detection is on: its shadow memory is bounded too
 }
 
 // gen is the kernel's generator, seeded by seed (-seed for the run's case).
@@ -212,7 +234,7 @@ func (m *caseMaker) gen(seed uint64, n, block int) kernels.Case {
 // generate makes the case of size n, or says, as bad input in what (the
 // flag or file field that gave n), why a case that large cannot run.
 func (m *caseMaker) generate(what string, n, block int) (kernels.Case, error) {
-	if why := checkSize(m.k.Name, m.gen, m.seed, m.spec, n, block); why != "" {
+	if why := checkSize(m.k.Name, m.gen, m.seed, m.spec, n, block, m.det); why != "" {
 		return kernels.Case{}, inputf("%s: %s", what, why)
 	}
 	return m.gen(m.seed, n, block), nil
@@ -442,7 +464,7 @@ func printOutcome(w io.Writer, o *outcome) {
 	verdict := map[string]string{"ok": "PASS", "mismatch": "FAIL (result differs from the reference)",
 		"error": "ERROR", "findings": "FINDINGS"}[o.Status]
 	fmt.Fprintf(w, "%s  n=%d block=%d seed=%d sched=%s race=%v  on %s\n", o.Kernel, o.N, o.Block, o.Seed, o.Schedule, o.Race, o.Device)
-	fmt.Fprintf(w, "result: %s  (%d launch(es), %v)\n", verdict, len(o.Launches), o.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "result: %s  (%d launch(es), %v)\n", verdict, o.Count, o.Elapsed.Round(time.Millisecond))
 	if o.Error != "" && o.Status != "findings" {
 		fmt.Fprintf(w, "  %s\n", firstLine(o.Error))
 	}
@@ -483,4 +505,46 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// bytesFlag is a flag of a number of bytes: 4294967296, 4GiB, 512MiB,
+// 1.5GiB; the suffixes KiB, MiB, GiB and TiB (or K, M, G, T, KB, MB, GB,
+// TB, all powers of 1024) scale it.
+type bytesFlag int64
+
+func (b *bytesFlag) String() string {
+	if b == nil || *b == 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		name  string
+		scale int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if int64(*b)%u.scale == 0 {
+			return fmt.Sprintf("%d%s", int64(*b)/u.scale, u.name)
+		}
+	}
+	return fmt.Sprint(int64(*b))
+}
+
+func (b *bytesFlag) Set(s string) error {
+	num := strings.TrimSpace(s)
+	scale := 1.0
+	for _, u := range []struct {
+		suffix string
+		scale  float64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10},
+		{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10},
+		{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if rest, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, scale = strings.TrimSpace(rest), u.scale
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(v >= 0) || v*scale >= 1<<63 {
+		return fmt.Errorf("%q is not a number of bytes (4294967296, 4GiB, 512MiB)", s)
+	}
+	*b = bytesFlag(v * scale)
+	return nil
 }

@@ -294,7 +294,7 @@ func cmdAmdahl(e *env, args []string) error {
 		return usagef("amdahl takes no arguments, got %q", pos[0])
 	}
 	if !(*p >= 0 && *p <= 1) || !(*n >= 1) {
-		return usagef("amdahl: want 0 <= p <= 1 and n >= 1, got p=%v n=%v", *p, *n)
+		return usagef("want 0 <= p <= 1 and n >= 1, got p=%v n=%v", *p, *n)
 	}
 	ps := []float64{0.5, 0.75, 0.9, 0.95, 0.99}
 	ns := []float64{4, 64, 1024, math.Inf(1)}
