@@ -13,7 +13,7 @@ import (
 
 // generatedGoFile is the file `gpusim cuda -go` writes into a package: the
 // package's CUDA twins, registered with package twin at init.
-const generatedGoFile = "gpusim_cuda.go"
+const generatedGoFile = translate.GeneratedFile
 
 // cmdCUDA prints the generated CUDA of a registry kernel, from the twins
 // compiled into this binary (no source needed), or translates a package of
