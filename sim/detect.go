@@ -359,15 +359,15 @@ func (t *Thread) syncStrong(m *mem, i int, reads, writes bool) {
 	h.pubVar, h.pubClock = sv, h.relClock
 	sv.version++
 	if h.blockFence {
-		t.publish(sharedClock(&sv.block, t.blk.linear))
+		t.publish(blockClock(&sv.block, t.blk.linear))
 		return
 	}
 	t.publish(sv.gpu)
-	t.publish(sharedClock(&sv.byBlock, t.blk.linear))
+	t.publish(blockClock(&sv.byBlock, t.blk.linear))
 }
 
-// sharedClock returns the clock of block b in *m, made if missing.
-func sharedClock(m *map[int]*vclock, b int) *vclock {
+// blockClock returns the clock of block b in *m, made if missing.
+func blockClock(m *map[int]*vclock, b int) *vclock {
 	if *m == nil {
 		*m = map[int]*vclock{}
 	}
