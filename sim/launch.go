@@ -304,13 +304,27 @@ func (l *launch) giveBackWorkers() {
 		if len(d.spareWorkers) == maxSpareWorkers {
 			break
 		}
+		clear(w.spare)
+		w.spare = w.spare[:0]
+		kept := 0
+		for _, b := range w.free {
+			if kept += len(b.threads); kept > spareThreads {
+				break
+			}
+			w.spare = append(w.spare, b)
+		}
 		w.workerState = workerState{}
 		d.spareWorkers = append(d.spareWorkers, w)
 	}
 }
 
-// maxSpareWorkers bounds the workers a device keeps between launches.
-const maxSpareWorkers = 64
+// maxSpareWorkers bounds the workers a device keeps between launches, and
+// spareThreads the threads of the blocks each keeps (worker.spare): 4096
+// threads' blocks hold ~2.4 MB.
+const (
+	maxSpareWorkers = 64
+	spareThreads    = 4096
+)
 
 // maxBlocksPerSM is the residency bound by threads and blocks alone (shared
 // memory and registers are not known to the scheduler).

@@ -48,6 +48,26 @@ func reuseCases() []reuseCase {
 			})
 			return err, out.ToHost()
 		}},
+		{"shared histogram of the reduction's block size", func(dev *sim.Device, o sim.Options) (error, []int32) {
+			// Runs in the reduction's blocks (a device keeps a launch's
+			// blocks for the next of the same size): another shared
+			// array under the same name, a warp shuffle, atomics.
+			out := flat(dev, "out", 16)
+			err := dev.Launch(sim.Config{Grid: sim.Dim(4), Block: sim.Dim(64), Options: o}, func(t *sim.Thread) {
+				s := sim.Shared[int32](t, "s", 16)
+				if t.ThreadIdx.X < 16 {
+					s.Store(t, t.ThreadIdx.X, 0)
+				}
+				t.SyncThreads()
+				v := sim.ShflXorSync(t, sim.FullMask, int32(t.ThreadIdx.X), 1)
+				sim.AtomicAdd(t, s, int(v)%16, 1)
+				t.SyncThreads()
+				if t.ThreadIdx.X < 16 {
+					sim.AtomicAdd(t, out, t.ThreadIdx.X, s.Load(t, t.ThreadIdx.X))
+				}
+			})
+			return err, out.ToHost()
+		}},
 		{"panic while others wait at a barrier", func(dev *sim.Device, o sim.Options) (error, []int32) {
 			out := flat(dev, "out", 4*32)
 			err := dev.Launch(sim.Config{Grid: sim.Dim(4), Block: sim.Dim(32), Options: o}, func(t *sim.Thread) {

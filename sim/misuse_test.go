@@ -408,6 +408,19 @@ func TestSharedArrayKeptPastItsBlockIsNamed(t *testing.T) {
 		if got := out.ToHost()[0]; got != 0 {
 			t.Errorf("detection %v: a later launch read %v from the ended block's array", o.Detection(), got)
 		}
+		// A later launch of the same block size runs in the first's
+		// blocks and declares an array of the same name and size: the
+		// kept one is still the ended block's.
+		again := sim.NewDevice(sim.H100)
+		var keptAgain *sim.Buffer[float32]
+		declare := func(th *sim.Thread) *sim.Buffer[float32] { return sim.Shared[float32](th, "s", 4) }
+		if r := report(t, again, cfg1(1, 1, o), func(th *sim.Thread) { keptAgain = declare(th) }); r != nil {
+			t.Fatal(r)
+		}
+		wantEnded(t, report(t, again, cfg1(1, 1, o), func(th *sim.Thread) {
+			declare(th).Store(th, 0, 1)
+			keptAgain.Store(th, 0, 2) //@keptSharedSameShape
+		}), at(t, "keptSharedSameShape"))
 		other := sim.NewDevice(sim.H100)
 		wantEnded(t, report(t, other, cfg1(1, 1, o), func(th *sim.Thread) {
 			kept.Store(th, 1, 1) //@keptSharedOther

@@ -182,6 +182,17 @@ type block struct {
 type worker struct {
 	workerState
 	sites siteCache
+	// spare are blocks the worker's last launch recycled (up to
+	// spareThreads threads' worth): a launch whose blocks have as many
+	// threads takes them (spareBlock) rather than allocating its own.
+	// A launch of ten 16-thread blocks spent a third of its time making
+	// and collecting them.
+	//
+	// So a Thread kept past its launch (a misuse) may name a thread of a
+	// later launch of the same block size: used while that launch runs,
+	// it is reported as another thread's Thread rather than as one whose
+	// launch ended, and the thread it names may use it unnoticed.
+	spare []*block
 }
 
 // workerState is the part of a worker that every launch starts afresh.
@@ -696,7 +707,7 @@ func (w *worker) admit() bool {
 	if n := len(w.free); n > 0 {
 		b = w.free[n-1]
 		w.free = w.free[:n-1]
-	} else {
+	} else if b = w.spareBlock(); b == nil {
 		b = w.newBlock()
 	}
 	w.resetBlock(b, i)
@@ -711,6 +722,40 @@ func (w *worker) newBlock() *block {
 	l := w.l
 	b := &block{threads: make([]Thread, l.tpb), extra: make([]threadExtra, l.tpb),
 		warps: make([]warp, (l.tpb+warpSize-1)/warpSize)}
+	w.initBlock(b)
+	return b
+}
+
+// spareBlock takes a block of the worker's last launch for this one, if
+// one of its size is left, and prepares it as newBlock prepares a new
+// one.
+func (w *worker) spareBlock() *block {
+	n := len(w.spare)
+	if n == 0 {
+		return nil
+	}
+	b := w.spare[n-1]
+	w.spare = w.spare[:n-1]
+	if len(b.threads) != w.l.tpb {
+		clear(w.spare)
+		w.spare = w.spare[:0] // another size: none fits
+		return nil
+	}
+	// The last launch's shared arrays lapsed with it (and a kernel may
+	// keep them, to be told so): this launch declares its own.
+	clear(b.static)
+	b.static, b.staticSite, b.dynamic, b.dynViews = b.static[:0], b.staticSite[:0], nil, nil
+	clear(b.threads)
+	for k := range b.extra {
+		b.extra[k].poll = nil // (its buffer may be gone)
+	}
+	w.initBlock(b)
+	return b
+}
+
+// initBlock sets what a block's threads and warps keep for a whole launch.
+func (w *worker) initBlock(b *block) {
+	l := w.l
 	for i := range b.warps {
 		n := l.tpb - i*warpSize
 		if n > warpSize {
@@ -731,7 +776,6 @@ func (w *worker) newBlock() *block {
 		t.x = &b.extra[k]
 		t.x.view = hbView{n: uint32(l.tpb), tid: uint32(k), warp: uint32(t.warp), known: &t.x.hb.known, t: t}
 	}
-	return b
 }
 
 // resetBlock prepares a recycled block for block number i, field by field:
