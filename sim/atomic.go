@@ -66,7 +66,6 @@ func AtomicCAS[T int32 | uint32 | uint64](t *Thread, b *Buffer[T], i int, compar
 		}
 		return old
 	})
-	t.noteCAS(&b.mem, i)
 	return old
 }
 
@@ -157,6 +156,11 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 		t.syncStrong(&b.mem, i, kind != accWrite, kind != accRead)
 		if order.acquires() && kind != accWrite {
 			t.acquire(block)
+		}
+		if flags&casBit != 0 {
+			// Counted here, where it acted: a CAS that changed nothing
+			// parks below, and a launch ended meanwhile never returns.
+			t.noteCAS(&b.mem, i)
 		}
 	}
 	if kind != accAtomic {

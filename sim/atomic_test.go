@@ -838,6 +838,25 @@ func TestRacePlainReadOfCASLoopResult(t *testing.T) {
 	}
 }
 
+// The CAS loop's exception covers a plain read racing with atomic
+// read-modify-writes only: a plain read of a flag another block stores
+// with an atomic store races with it, though the reader compare-and-swaps
+// the flag afterwards (found by the differential fuzzer).
+func TestRacePlainReadOfAtomicStoreBeforeOwnCAS(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	flag := zeroed[uint32](t, dev, "flag", 1)
+	r := exec(t, dev, lin(2, 1), func(t *sim.Thread) {
+		if t.BlockIdx.X == 0 {
+			sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice).Store(t, 1, sim.MemoryOrderRelaxed) //@flagStore
+			return
+		}
+		old := flag.Load(t, 0) //@flagRead
+		sim.AtomicCAS(t, flag, 0, old, old+1)
+	})
+	wantRace(t, r, sim.GlobalSpace, "flag", at(t, "flagStore"), at(t, "flagRead"))
+}
+
 // A plain read of a counter that other threads add to atomically, by a
 // thread that never compare-and-swaps it, is a race as PTX says.
 func TestRacePlainReadOfAtomicCounter(t *testing.T) {

@@ -38,7 +38,7 @@ func (a *access) wclk() uint16 { return uint16(a.when >> 16) }
 const (
 	atomicBit     = 1 << 31 // a strong access: an atomic, an atomic_ref operation, a volatile load or store
 	blockScopeBit = 1 << 30 // the strong access's scope is its block (thread_scope_block)
-	writeBit      = 1 << 29 // in a read slot: a plain write that strong writes came after (see strongCheck)
+	writeBit      = 1 << 29 // in a read slot: a write kept there, a plain one that strong writes came after or a strong one (with atomicBit) another thread's came after (see strongCheck)
 	volatileBit   = 1 << 28 // the strong access is a volatile load or store (for reports)
 	// casBit marks a compare-and-swap; in a read slot, a plain read its
 	// thread compare-and-swapped the element after (a CAS loop's guess, see
@@ -479,8 +479,14 @@ var opNames = [...]string{"read", "write", "atomic"}
 // opOf names recorded access a: in a read slot (slot) or as the last write.
 func opOf(a *access, slot bool) string {
 	switch {
-	case a.site&writeBit != 0:
+	case a.site&(writeBit|atomicBit) == writeBit:
 		return "write"
+	case a.site&writeBit != 0 && a.site&volatileBit != 0: // strong writes kept in a read slot
+		return "volatile write"
+	case a.site&writeBit != 0 && a.site&storeBit != 0:
+		return "atomic store"
+	case a.site&writeBit != 0:
+		return "atomic"
 	case a.site&volatileBit != 0 && slot:
 		return "volatile read"
 	case a.site&volatileBit != 0:
@@ -550,17 +556,25 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 	}
 	var buf [2]rec
 	p := r.readSlots(c, &buf)
+	// A slot may hold a write strong writes came after (strongCheck keeps
+	// it there): it conflicts with this read as the cell's write does.
+	// Otherwise a slot is replaced if free: older than the epoch, the
+	// thread's own, or ordered before this read.
 	switch {
 	case p[0].gid < floor || p[0].gid == g || v.inBlock(p[0]) || v.orderedElse(p[0]):
+		if a := p[1]; a.gid >= floor && a.gid != g && v.ctxs[a.ctx].site&writeBit != 0 && !(v.inBlock(a) || v.orderedElse(a)) {
+			t.race(m, i, accRead, s, a, true)
+		}
 		p[0] = nr
 	case v.ctxs[p[0].ctx].site&writeBit != 0:
-		// A plain write that atomics came after (strongCheck keeps it
-		// in slot 0), unordered with this read.
 		t.race(m, i, accRead, s, p[0], true)
 		p[1] = nr
 	case p[1].gid < floor || p[1].gid == g || v.inBlock(p[1]) || v.orderedElse(p[1]):
 		p[1] = nr
 	default:
+		if v.ctxs[p[1].ctx].site&writeBit != 0 {
+			t.race(m, i, accRead, s, p[1], true)
+		}
 		p[0] = p[1]
 		p[1] = nr
 	}
@@ -701,7 +715,7 @@ const maxGuesses = 4096
 // thread read.
 func guessReader(op string, prev *access, slot bool, gid uint32) (uint32, bool) {
 	switch {
-	case op == "read" && !slot && prev.site&atomicBit != 0 && prev.site&volatileBit == 0:
+	case op == "read" && (!slot || prev.site&writeBit != 0) && prev.site&(atomicBit|volatileBit|storeBit) == atomicBit:
 		return gid, true
 	case op == "atomic" && slot && prev.site&(atomicBit|writeBit|casBit) == 0:
 		return prev.gid, true

@@ -139,7 +139,12 @@
 // publishes the thread's accesses before the fence; an atomic followed by a
 // fence acquires what earlier releases to that element published. A lock
 // built from AtomicCAS, fences and AtomicExch therefore orders the accesses it
-// protects; without the fences it does not, and they race. Volatile loads
+// protects; without the fences it does not, and they race. An atomic
+// read-modify-write reads the value it replaces: the write it read from
+// (and the atomics before that one on the element) precede its thread's
+// later accesses of the element (PTX's observation order); a strong store
+// reads nothing, so another thread's atomic before it still races with the
+// storing thread's later plain read. Volatile loads
 // and stores (LoadVolatile, StoreVolatile) and AtomicRef's operations with a
 // MemoryOrder and a ThreadScope are strong like atomics, with one exception
 // the Programming Guide documents: a lane's volatile read of a shared

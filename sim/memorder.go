@@ -120,7 +120,6 @@ func (r AtomicRef[T]) CompareExchangeStrong(t *Thread, expected, desired T, orde
 		}
 		return old
 	})
-	t.noteCAS(&r.b.mem, r.i)
 	return old, old == expected
 }
 
@@ -302,7 +301,7 @@ func (v *hbView) morallyStrong(a *access, flags uint32) bool {
 // lane as far as it goes.
 func (v *hbView) warpVolatile(a *access, flags uint32, shared bool, m *mem, i int) bool {
 	ut := a.gid - v.base
-	if !shared || a.site&flags&volatileBit == 0 || v.lockstep || ut >= v.n || ut/warpSize != v.warp {
+	if !shared || a.site&flags&volatileBit == 0 || a.site&writeBit != 0 || v.lockstep || ut >= v.n || ut/warpSize != v.warp {
 		return false
 	}
 	x := v.t.blk.threads[ut].x
@@ -331,6 +330,9 @@ func strongOpName(kind accKind, flags uint32) string {
 // strong writes follow each other: each later strong write of another
 // thread must still come after them. (A thread's own atomic used to
 // replace its plain write, and hid it from every other thread's atomic.)
+// So does the strong write a strong store replaces, if another thread's
+// and not ordered before it: a later plain access must come after both.
+// Two slots keep what they can: a third such record displaces the oldest.
 func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, flags uint32, floor uint32) {
 	h := &t.x.hb
 	g := t.gid
@@ -349,23 +351,30 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		t.raceOp(m, i, strongOpName(kind, flags), s, &aw, false)
 	}
 	if kind == accRead {
-		if a0.site&writeBit != 0 && a0.gid >= floor && a0.gid != g && !ordered(&a0) {
-			t.raceOp(m, i, strongOpName(kind, flags), s, &a0, true)
+		for _, a := range [2]*access{&a0, &a1} {
+			if a.site&writeBit != 0 && a.gid >= floor && a.gid != g && !v.morallyStrong(a, flags) && !ordered(a) {
+				t.raceOp(m, i, strongOpName(kind, flags), s, a, true)
+				break
+			}
 		}
 		// A strong read stands in only for strong reads: a plain read
-		// (or a kept plain write) conflicts with strong writes too, which
-		// the strong read does not, so it is never replaced by one, even
-		// the thread's own.
+		// (or a kept write) conflicts with writes a strong read does not
+		// conflict with, so it is never replaced by one, even the
+		// thread's own. With both slots holding such records, the strong
+		// read is not recorded. (It used to displace another thread's
+		// plain read when the first slot held the thread's own, and that
+		// read's race with a later atomic store went unreported.)
+		strongRead := func(a *access) bool { return a.site&(atomicBit|writeBit) == atomicBit }
 		switch {
-		case a0.gid < floor || a0.site&atomicBit != 0 && (a0.gid == g || ordered(&a0)):
+		case a0.gid < floor || strongRead(&a0) && (a0.gid == g || ordered(&a0)):
 			p[0] = nr
-		case a1.gid < floor || a1.site&atomicBit != 0 && (a1.gid == g || ordered(&a1)):
+		case a1.gid < floor || strongRead(&a1):
 			p[1] = nr
-		case a0.site&writeBit != 0 || a0.gid == g:
-			p[1] = nr
-		default:
+		case strongRead(&a0):
 			p[0] = p[1]
 			p[1] = nr
+		default:
+			return
 		}
 		r.storeReads(c, p, &buf)
 		return
@@ -376,9 +385,16 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 			break
 		}
 	}
-	if aw.gid >= floor && aw.site&atomicBit == 0 {
-		// A plain write that strong writes now come after: kept where the
-		// next ones see it.
+	if aw.gid >= floor && (aw.site&atomicBit == 0 || kind == accWrite && aw.gid != g && !ordered(&aw)) {
+		// A plain write that strong writes now come after, or another
+		// thread's strong write that this strong store does not come
+		// after (they do not race): kept where the next accesses see
+		// it. A read-modify-write reads the value it replaces, so the
+		// write it replaces (and the chain of read-modify-writes before
+		// it) precedes the thread's later accesses in PTX's causality
+		// order (through observation order): it need not be kept. A
+		// store reads nothing: a thread's plain read of a flag right
+		// after its own atomic store races with another thread's store.
 		p[1] = p[0]
 		p[0] = rec{aw.gid, t.w.ctxOf(aw.site|writeBit, uint64(aw.when)|uint64(aw.clock)<<32)}
 		r.storeReads(c, p, &buf)

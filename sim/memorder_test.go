@@ -967,3 +967,120 @@ func TestRaceBlockFenceAcquiresOtherBlocksRelease(t *testing.T) {
 	r := exec(t, dev, lin(2, 64), crossScopeChain(data, flag, out, true))
 	wantRace(t, r, sim.GlobalSpace, "data", at(t, "chainW"), at(t, "chainR"))
 }
+
+// storesThenOwnRead: threads 0 and 32 each store to a flag with a relaxed
+// atomic store, then thread 32 reads the flag back, plainly or with an
+// atomic load. A store reads nothing, so thread 0's store is not ordered
+// before thread 32's read: a plain read races with it. The cell's write
+// is thread 32's own store by then; thread 0's is kept in a read slot.
+func storesThenOwnRead(flag *sim.Buffer[uint32], out *sim.Buffer[uint32], plain bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		f := sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice)
+		switch t.ThreadIdx.X {
+		case 0:
+			f.Store(t, 1, sim.MemoryOrderRelaxed) //@storeOther
+		case 32:
+			f.Store(t, 2, sim.MemoryOrderRelaxed)
+			if plain {
+				out.Store(t, 0, flag.Load(t, 0)) //@storeOwnRead
+			} else {
+				out.Store(t, 0, f.Load(t, sim.MemoryOrderRelaxed))
+			}
+		}
+	}
+}
+
+func TestRaceAtomicStoreThenOwnPlainRead(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	flag, out := zeroed[uint32](t, dev, "flag", 1), zeroed[uint32](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 64), storesThenOwnRead(flag, out, true))
+	wantRace(t, r, sim.GlobalSpace, "flag", at(t, "storeOther"), at(t, "storeOwnRead"))
+	if f := r.Findings[0]; f.Previous.Op != "atomic store" {
+		t.Errorf("previous access named %q, want \"atomic store\":\n%v", f.Previous.Op, r)
+	}
+}
+
+func TestNoRaceAtomicStoreThenOwnAtomicLoad(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	flag, out := zeroed[uint32](t, dev, "flag", 1), zeroed[uint32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(1, 64), storesThenOwnRead(flag, out, false)))
+}
+
+// A read-modify-write reads the value it replaces: the chain of atomicAdds
+// before it precedes what its thread does next (PTX: observation order is
+// part of causality order). Thread 32's plain read after its own
+// atomicAdd, which read thread 0's, does not race with thread 0's in this
+// execution, where thread 0 added first. (Run the other way round, it
+// would race: the read would come before thread 0's add, as
+// TestRaceAtomicAddAfterOtherThreadsPlainRead shows.)
+func addsThenRead(c, out *sim.Buffer[int32], readerFirst bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		reader, other := 32, 0
+		if readerFirst {
+			reader, other = 0, 32
+		}
+		switch t.ThreadIdx.X {
+		case other:
+			sim.AtomicAdd(t, c, 0, 1) //@addOther
+		case reader:
+			sim.AtomicAdd(t, c, 0, 1)
+			out.Store(t, 0, c.Load(t, 0)) //@addOwnRead
+		}
+	}
+}
+
+func TestNoRaceAtomicAddChainThenOwnPlainRead(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	c, out := zeroed[int32](t, dev, "c", 1), zeroed[int32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(1, 64), addsThenRead(c, out, false)))
+	if got := out.ToHost()[0]; got != 2 {
+		t.Errorf("out = %d, want 2", got)
+	}
+}
+
+func TestRaceAtomicAddAfterOtherThreadsPlainRead(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	c, out := zeroed[int32](t, dev, "c", 1), zeroed[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 64), addsThenRead(c, out, true))
+	wantRace(t, r, sim.GlobalSpace, "c", at(t, "addOwnRead"), at(t, "addOther"))
+}
+
+// readsThenPeekAndStore: every thread reads x; thread 0 then peeks at x
+// with a volatile load and stores to it with an atomic store. Without the
+// barrier the other threads' reads (made while thread 0 waited on a
+// no-change atomic) race with the store. The shadow keeps the other
+// threads' plain reads rather than thread 0's volatile read, which
+// conflicts with less (found by the differential fuzzer: the volatile read
+// displaced them).
+func readsThenPeekAndStore(x, y *sim.Buffer[int32], synced bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		_ = x.Load(t, 0) //@peekedRead
+		if synced {
+			t.SyncThreads()
+		}
+		if t.ThreadIdx.X == 0 {
+			sim.AtomicAdd(t, y, 0, 0) // changes nothing: the others run meanwhile
+			_ = x.LoadVolatile(t, 0)
+			sim.NewAtomicRef(x, 0, sim.ThreadScopeDevice).Store(t, 1, sim.MemoryOrderRelaxed) //@peekedStore
+		}
+	}
+}
+
+func TestRaceAtomicStoreAfterOwnPeekAndOthersReads(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	x, y := zeroed[int32](t, dev, "x", 1), zeroed[int32](t, dev, "y", 1)
+	r := exec(t, dev, lin(1, 2), readsThenPeekAndStore(x, y, false))
+	wantRace(t, r, sim.GlobalSpace, "x", at(t, "peekedRead"), at(t, "peekedStore"))
+}
+
+func TestNoRaceAtomicStoreAfterOwnPeekAndBarrier(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	x, y := zeroed[int32](t, dev, "x", 1), zeroed[int32](t, dev, "y", 1)
+	wantClean(t, exec(t, dev, lin(1, 2), readsThenPeekAndStore(x, y, true)))
+}
