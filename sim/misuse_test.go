@@ -151,6 +151,28 @@ func TestThreadUsedAfterLaunchIsNamed(t *testing.T) {
 	if f := only(t, r, sim.KernelPanic); !strings.Contains(f.Detail, "used after its launch ended") {
 		t.Errorf("%v", r)
 	}
+	// The next launch of the same block size runs in the first one's
+	// blocks (the device keeps them), not in its Thread slots: its
+	// thread 2 is not the kept Thread either.
+	again := sim.NewDevice(sim.H100)
+	y, _ := sim.Alloc[int32](again, "y", 4)
+	y.Memset(0)
+	keep := func(th *sim.Thread) {
+		if th.ThreadIdx.X == 2 {
+			kept = th
+		}
+	}
+	if r := report(t, again, cfg1(1, 4, sim.Options{}), keep); r != nil {
+		t.Fatal(r)
+	}
+	r = report(t, again, cfg1(1, 4, sim.Options{}), func(th *sim.Thread) {
+		if th.ThreadIdx.X == 2 {
+			y.Store(kept, 0, 1)
+		}
+	})
+	if f := only(t, r, sim.KernelPanic); !strings.Contains(f.Detail, "used after its launch ended") {
+		t.Errorf("a kept Thread used in the next launch of its block size:\n%v", r)
+	}
 }
 
 // The zero value of Device, a nil *Device and a closed Device are refused

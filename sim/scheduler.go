@@ -185,13 +185,8 @@ type worker struct {
 	// spare are blocks the worker's last launch recycled (up to
 	// spareThreads threads' worth): a launch whose blocks have as many
 	// threads takes them (spareBlock) rather than allocating its own.
-	// A launch of ten 16-thread blocks spent a third of its time making
-	// and collecting them.
-	//
-	// So a Thread kept past its launch (a misuse) may name a thread of a
-	// later launch of the same block size: used while that launch runs,
-	// it is reported as another thread's Thread rather than as one whose
-	// launch ended, and the thread it names may use it unnoticed.
+	// Their Thread slots are new: a *Thread kept past its launch must
+	// go on failing as one whose launch ended.
 	spare []*block
 }
 
@@ -745,7 +740,7 @@ func (w *worker) spareBlock() *block {
 	// keep them, to be told so): this launch declares its own.
 	clear(b.static)
 	b.static, b.staticSite, b.dynamic, b.dynViews = b.static[:0], b.staticSite[:0], nil, nil
-	clear(b.threads)
+	b.threads = make([]Thread, len(b.threads)) // (see spare)
 	for k := range b.extra {
 		b.extra[k].poll = nil // (its buffer may be gone)
 	}
