@@ -775,13 +775,10 @@ func (t *Thread) holdGuess(m *mem, i int, op string, s site, prev *access, slot 
 		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))}})
 }
 
-// noteCAS counts t's compare-and-swap of element i of m, with detection
-// on: a race held back before or after may need it.
+// noteCAS counts t's compare-and-swap of element i of m (rmw calls it
+// with detection on): a race held back before or after may need it.
 func (t *Thread) noteCAS(m *mem, i int) {
 	w := t.w
-	if !w.l.detect {
-		return
-	}
 	r, b0, _ := m.span(i)
 	if w.casDone == nil {
 		w.casDone = map[casKey]int{}
