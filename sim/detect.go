@@ -653,9 +653,39 @@ func (t *Thread) race(m *mem, i int, kind accKind, s site, prev rec, slot bool) 
 		l.specFail("a finding")
 		return
 	}
-	c := &t.w.ctxView[prev.ctx]
+	w := t.w
+	q := raceMemo{m: m, ctx: prev.ctx, s: s, kind: kind, slot: slot, host: prev.gid < w.l.gidBase}
+	for j := range w.repeats {
+		if r := &w.repeats[j]; r.memo == q {
+			// A race counted lately, again: raceOp would build the same
+			// key and find it here.
+			x := t.x
+			if x.spanMute&muteRace == 0 {
+				x.spanHit |= muteRace
+				r.n++
+			}
+			return
+		}
+	}
+	c := &w.ctxView[prev.ctx]
 	a := access{gid: prev.gid, site: c.site, when: c.when, clock: c.clock}
-	t.raceOp(m, i, opNames[kind], s, &a, slot)
+	if j := t.raceOp(m, i, opNames[kind], s, &a, slot); j >= 0 {
+		w.repeats[j].memo = q
+	}
+}
+
+// raceMemo is what decides the key of a race race reports: the
+// allocation, the recorded access's context (its site and operation), the
+// current site and kind, the slot, and whether the host made the record.
+// An access with all of these equal to a counted race's is the same race,
+// counted with comparisons and an increment (a racy kernel repeats a few
+// races at every thread), not by rebuilding its key.
+type raceMemo struct {
+	m          *mem
+	ctx        uint32
+	s          site
+	kind       accKind
+	slot, host bool
 }
 
 // The Programming Guide's atomicAdd for double (and every CAS loop built
@@ -837,24 +867,29 @@ const (
 // at the same pair of sites only counts (raceKey): a kernel racing on
 // every element costs a map lookup per access, not a report.
 //
+// It returns the index in the worker's repeats of the race's key when the
+// race was one counted before and holding back was not in question (see
+// raceMemo), else -1.
+//
 //go:noinline
-func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot bool) {
+func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot bool) int {
 	x := t.x
 	if x.spanMute&muteRace != 0 {
-		return
+		return -1
 	}
 	x.spanHit |= muteRace
 	l := t.w.l
 	if l.epoch != nil {
 		l.specFail("a finding")
-		return
+		return -1
 	}
 	if checkedGuess(op, prev, slot) {
-		return
+		return -1
 	}
-	if reader, ok := guessReader(op, prev, slot, t.gid); ok && len(t.w.guesses) < maxGuesses {
+	reader, guess := guessReader(op, prev, slot, t.gid)
+	if guess && len(t.w.guesses) < maxGuesses {
 		t.holdGuess(m, i, op, s, prev, slot, reader)
-		return
+		return -1
 	}
 	pop := opOf(prev, slot)
 	k := raceKey{mem: m, cur: s, prev: site(prev.site & siteMask), curOp: opIndex(op), prevOp: opIndex(pop)}
@@ -864,8 +899,18 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	if prev.gid < l.gidBase {
 		k.prev, k.host = 0, true
 	}
-	if k.mem != nil && (t.w.repeated(k) || l.countRace(t.w, k)) {
-		return
+	if k.mem != nil {
+		j := t.w.repeated(k)
+		counted := j >= 0
+		if !counted {
+			j, counted = l.countRace(t.w, k)
+		}
+		if counted {
+			if guess {
+				return -1 // held back next time, if room is made
+			}
+			return j
+		}
 	}
 	f := Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Current:  threadAccess(t, op, s),
@@ -878,6 +923,7 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 		f.Detail = "volatile accesses by two lanes of one warp with no __syncwarp between them: volatile makes each access reach memory, but orders nothing between lanes; since Volta (independent thread scheduling) a warp-synchronous exchange through shared memory needs __syncwarp (Programming Guide)"
 	}
 	l.addRace(k, f)
+	return -1
 }
 
 // warpSync orders the accesses of the lanes in mask before everything they

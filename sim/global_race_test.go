@@ -255,19 +255,21 @@ func TestRaceAddOne(t *testing.T) {
 
 // TestRaceRepeatCountsExact: a worker counts repeats of its last races
 // without the launch's lock; with more races in turn than it keeps, every
-// count must still be exact: three buffers incremented racily by every
-// thread report, each, the counts one buffer alone reports.
+// count must still be exact: three or six buffers incremented racily by
+// every thread report, each, the counts one buffer alone reports.
 func TestRaceRepeatCountsExact(t *testing.T) {
 	t.Parallel()
 	counts := func(nbuf int) map[string][]int {
 		dev := sim.NewDevice(sim.H100)
 		bufs := make([]*sim.Buffer[int32], nbuf)
 		for j := range bufs {
-			bufs[j] = zeroed[int32](t, dev, fmt.Sprintf("x%d", j), 1)
+			bufs[j] = zeroed[int32](t, dev, fmt.Sprintf("x%d", j), 4)
 		}
 		r := exec(t, dev, lin(10, 16), func(t *sim.Thread) {
 			for _, b := range bufs {
-				b.Store(t, 0, b.Load(t, 0)+1)
+				for e := range 4 { // the same races four times in a row
+					b.Store(t, e, b.Load(t, e)+1)
+				}
 			}
 		})
 		got := map[string][]int{}
@@ -280,9 +282,17 @@ func TestRaceRepeatCountsExact(t *testing.T) {
 	if len(one) == 0 {
 		t.Fatal("no race on one buffer")
 	}
-	for name, c := range counts(3) {
-		if fmt.Sprint(c) != fmt.Sprint(one) {
-			t.Errorf("%s: counts %v, want %v (one buffer alone)", name, c, one)
+	// Three races in turn fit the worker's cache of repeats; six do not,
+	// and an entry that makes room hands its count on.
+	for _, nbuf := range []int{3, 6} {
+		got := counts(nbuf)
+		if len(got) != nbuf {
+			t.Errorf("%d buffers: races on %d of them, want all", nbuf, len(got))
+		}
+		for name, c := range got {
+			if fmt.Sprint(c) != fmt.Sprint(one) {
+				t.Errorf("%d buffers: %s: counts %v, want %v (one buffer alone)", nbuf, name, c, one)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -189,7 +190,7 @@ func elementString(i, cols int) string {
 }
 
 func (f *Finding) key() string {
-	return fmt.Sprintf("%d|%s|%s|%s|%s|%s", f.Kind, f.Current.Site, f.Previous.Site, f.Current.Op, f.Previous.Op, f.Memory)
+	return strconv.Itoa(int(f.Kind)) + "|" + f.Current.Site + "|" + f.Previous.Site + "|" + f.Current.Op + "|" + f.Previous.Op + "|" + f.Memory
 }
 
 func (f Finding) String() string {
@@ -409,17 +410,24 @@ func opIndex(op string) uint8 {
 }
 
 // countRace counts a race whose key was reported before and reports
-// whether it was; a counted race's key goes into w's cache of repeats.
-func (l *launch) countRace(w *worker, k raceKey) bool {
+// whether it was; a counted race's key goes into w's cache of repeats, at
+// the index it returns (-1 if the race's finding was dropped, past
+// maxFindings). The entry it replaces hands its count on first.
+func (l *launch) countRace(w *worker, k raceKey) (int, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, ok := l.races[k]
-	if ok && i >= 0 {
-		l.findings.list[i].Count++
-		w.repeats[w.repeatNext%uint8(len(w.repeats))] = repeatedRace{k, i, 0}
-		w.repeatNext++
+	if !ok || i < 0 {
+		return -1, ok
 	}
-	return ok
+	l.findings.list[i].Count++
+	j := int(w.repeatNext % uint8(len(w.repeats)))
+	if old := &w.repeats[j]; old.n > 0 {
+		l.findings.list[old.i].Count += int(old.n)
+	}
+	w.repeats[j] = repeatedRace{k: k, i: i}
+	w.repeatNext++
+	return j, true
 }
 
 // repeatedRace is a race a worker counts without the launch's lock: a
@@ -427,20 +435,22 @@ func (l *launch) countRace(w *worker, k raceKey) bool {
 // a comparison and an increment. flushRepeats adds the counts to the
 // findings.
 type repeatedRace struct {
-	k raceKey
-	i int   // index in findings
-	n int64 // repeats not yet added
+	k    raceKey
+	i    int      // index in findings
+	n    int64    // repeats not yet added
+	memo raceMemo // what race tells it by; zero (m nil) until race sets it
 }
 
-// repeated counts k if it is one of the worker's recent races.
-func (w *worker) repeated(k raceKey) bool {
+// repeated counts k if it is one of the worker's recent races and returns
+// its index in w.repeats, or -1.
+func (w *worker) repeated(k raceKey) int {
 	for j := range w.repeats {
 		if r := &w.repeats[j]; r.k == k && r.k.mem != nil {
 			r.n++
-			return true
+			return j
 		}
 	}
-	return false
+	return -1
 }
 
 // flushRepeats adds the worker's counted repeats to the findings (under

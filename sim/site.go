@@ -56,9 +56,10 @@ var siteTable = struct {
 	sync.RWMutex
 	byPC  map[uintptr]pcClass
 	infos []siteInfo
+	strs  []string // infos[i].String(), formatted once: every report names sites
 	ids   map[siteInfo]site
 	fns   map[string]int32
-}{byPC: map[uintptr]pcClass{}, infos: []siteInfo{{}}, ids: map[siteInfo]site{}, fns: map[string]int32{}}
+}{byPC: map[uintptr]pcClass{}, infos: []siteInfo{{}}, strs: []string{siteInfo{}.String()}, ids: map[siteInfo]site{}, fns: map[string]int32{}}
 
 // simPkg is the prefix of every function symbol in this package
 // ("github.com/gpusim/gpusim/sim." as published; another path in a fork, a
@@ -137,6 +138,7 @@ func internSite(s siteInfo) (site, int32) {
 	}
 	id := site(len(siteTable.infos))
 	siteTable.infos = append(siteTable.infos, s)
+	siteTable.strs = append(siteTable.strs, s.String())
 	siteTable.ids[s] = id
 	return id, fn
 }
@@ -150,7 +152,14 @@ func (s site) info() siteInfo {
 	return siteInfo{}
 }
 
-func (s site) String() string { return s.info().String() }
+func (s site) String() string {
+	siteTable.RLock()
+	defer siteTable.RUnlock()
+	if int(s) < len(siteTable.strs) {
+		return siteTable.strs[s]
+	}
+	return siteInfo{}.String()
+}
 
 // siteCache is a per-worker direct-mapped cache in front of the site table,
 // so that a hot access site costs two frame-pointer reads and one or two
