@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"iter"
 	"runtime"
 	"testing"
@@ -420,6 +421,45 @@ func BenchmarkRacyAddOne(b *testing.B) {
 		_ = dev.Launch(cfg(o), k) // the race is the point; its report is not an error here
 	}
 	b.Run("detect", func(b *testing.B) { benchDetect(b, 160, run, off) })
+	b.Run("detect-procs2", func(b *testing.B) {
+		// The same launch with GOMAXPROCS 2, the default on the 2-core
+		// VM, against GOMAXPROCS 1, interleaved: the launch's threads run
+		// on a goroutine of their own (the watchdog's way out, see
+		// RATIONALE.md, Hang-proofing), and with an idle P the two
+		// hand-offs, to that goroutine and back, each wake an OS thread.
+		if runtime.NumCPU() < 2 {
+			b.Skip("needs 2 CPUs")
+		}
+		on := sim.Options{}
+		one := func() { withProcs(1, func() { run(b, on) }) }
+		two := func() { withProcs(2, func() { run(b, on) }) }
+		one()
+		two()
+		var t1, t2 time.Duration
+		const batch = 200 // launches per GOMAXPROCS change, which stops the world
+		for b.Loop() {
+			b.StopTimer()
+			start := time.Now()
+			withProcs(1, func() {
+				for range batch {
+					run(b, on)
+				}
+			})
+			t1 += time.Since(start)
+			b.StartTimer()
+			start = time.Now()
+			withProcs(2, func() {
+				for range batch {
+					run(b, on)
+				}
+			})
+			t2 += time.Since(start)
+		}
+		n := float64(b.N * batch)
+		b.ReportMetric(float64(t2.Nanoseconds())/n/160, "ns/thread")
+		b.ReportMetric(float64(t2)/float64(t1), "x-procs1")
+		b.ReportMetric(float64(t2-t1)/n/1000, "us-per-launch-over-procs1")
+	})
 }
 
 // BenchmarkHandoff is a warp-specialised producer and consumer: two warps
@@ -508,4 +548,53 @@ func BenchmarkGridSync(b *testing.B) {
 		}
 	}
 	b.Run("detect", func(b *testing.B) { benchDetect(b, float64(n), run, sim.Options{}.WithDetection(false)) })
+}
+
+// BenchmarkGoroutineHandoff is the Go runtime alone: a body of ~15 us run
+// on a new goroutine that the caller waits for on a channel (what a launch
+// does), against the same body in a coroutine the caller resumes
+// (iter.Pull), each with GOMAXPROCS 1 and 2. RATIONALE.md (Hang-proofing)
+// says why launches pay for the first.
+func BenchmarkGoroutineHandoff(b *testing.B) {
+	body := func() {
+		s := float32(1)
+		for i := 0; i < 20_000; i++ {
+			s = s*0.999 + 1
+		}
+		sinkF32 = s
+	}
+	goChan := func() {
+		done := make(chan struct{})
+		go func() {
+			body()
+			close(done)
+		}()
+		<-done
+	}
+	coroutine := func() {
+		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+			body()
+			yield(struct{}{})
+		})
+		next()
+		stop()
+	}
+	for _, procs := range []int{1, 2} {
+		for _, c := range []struct {
+			name string
+			f    func()
+		}{{"go-chan", goChan}, {"coroutine", coroutine}} {
+			b.Run(fmt.Sprintf("%s/procs%d", c.name, procs), func(b *testing.B) {
+				if procs > runtime.NumCPU() {
+					b.Skipf("needs %d CPUs", procs)
+				}
+				withProcs(procs, func() {
+					for b.Loop() {
+						c.f()
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/measure(body), "x-body")
+				})
+			})
+		}
+	}
 }
