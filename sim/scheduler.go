@@ -383,6 +383,12 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 	l := w.l
 	random := l.opts.schedule == RandomOrder
 	w.g = c.g
+	// b is the block the last thread started came from. Blocks join
+	// w.blocks at its end and leave it only when done, so while b is the
+	// same block (a retired block's struct is reused for another) and has
+	// threads not yet started, it is still the first such block.
+	var b *block
+	bLinear := -1
 	for {
 		// The next thread to start, in block admission order and
 		// threadIdx order within a block, prepared for its first run:
@@ -393,9 +399,11 @@ func (w *worker) runThreads(c *coro) (ok bool) {
 		if l.aborted.Load() {
 			return true
 		}
-		b := w.unstartedBlock()
-		if b == nil {
-			return true
+		if b == nil || b.started == len(b.threads) || b.linear != bLinear {
+			if b = w.unstartedBlock(); b == nil {
+				return true
+			}
+			bLinear = b.linear
 		}
 		k := b.started
 		b.started++
