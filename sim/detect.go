@@ -865,7 +865,8 @@ const (
 // raceOp reports the current access, op at site s, racing with the
 // recorded access prev (in a read slot if slot). A race already reported
 // at the same pair of sites only counts (raceKey): a kernel racing on
-// every element costs a map lookup per access, not a report.
+// every element costs at most a map lookup per access, not a report; the
+// worker's repeats (and race's raceMemo in front of them) spare even that.
 //
 // It returns the index in the worker's repeats of the race's key when the
 // race was one counted before and holding back was not in question (see
