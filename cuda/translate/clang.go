@@ -9,9 +9,11 @@ import (
 
 // ClangArgs are the clang flags that compile one generated translation unit
 // to PTX for sm_90 without the CUDA toolkit: Debian's clang-19 with the
-// shim header (Shim) standing in for the CUDA headers.
+// shim header (Shim) standing in for the CUDA headers. -ffp-contract=off
+// is nvcc's -fmad=false, which the generated code is written for (Go rounds
+// a*b+c twice); clang's CUDA default fuses it.
 var ClangArgs = []string{"-x", "cuda", "--cuda-gpu-arch=sm_90", "--cuda-device-only", "-nocudainc", "-nocudalib",
-	"-Xclang", "-target-feature", "-Xclang", "+ptx80"}
+	"-ffp-contract=off", "-Xclang", "-target-feature", "-Xclang", "+ptx80"}
 
 // CompileWithClang compiles src, a generated CUDA translation unit, to PTX
 // with the clang binary cc through the shim, in the scratch directory dir

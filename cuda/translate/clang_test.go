@@ -69,3 +69,17 @@ func TestShimCatchesWrongOverload(t *testing.T) {
 		t.Errorf("a correct call failed: %s", out)
 	}
 }
+
+// TestClangDoesNotFuse: a*b+c compiles to a multiply and an add, as with
+// nvcc -fmad=false, which parity's CUDA is built with: Go rounds twice.
+func TestClangDoesNotFuse(t *testing.T) {
+	cc := clang(t)
+	ptx, err := compileCUDA(t, cc, t.TempDir(), "lerp",
+		`extern "C" __global__ void lerp(float *p) { p[0] = p[1] + p[2] * (p[3] - p[1]); }`)
+	if err != nil {
+		t.Fatalf("clang: %v\n%s", err, ptx)
+	}
+	if strings.Contains(ptx, "fma.") || !strings.Contains(ptx, "mul.") {
+		t.Errorf("want a separate mul and add, got:\n%s", ptx)
+	}
+}

@@ -122,3 +122,35 @@ func norm(x *sim.Buffer[float32], α float32) sim.Kernel {
 		t.Errorf("a CUDA name is defined or called unrenamed:\n%s", sin)
 	}
 }
+
+// TestInstancesOfSameNamedTypes: a generic helper called with a
+// package-level type and with a local type of the same name gets an
+// instance for each, as types of different packages do; one instance for
+// both would call the int32 body with a float.
+func TestInstancesOfSameNamedTypes(t *testing.T) {
+	res := translateSrc(t, `package p
+import "github.com/gpusim/gpusim/sim"
+type unit int32
+func half[T ~int32 | ~float32](x T) T { return x / 2 }
+func clash(out *sim.Buffer[float32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		a := float32(half(unit(5)))
+		type unit float32
+		b := float32(half(unit(5)))
+		out.Store(t, 0, a+b)
+	}
+}
+`)
+	if len(res.Diagnostics) > 0 || len(res.Kernels) != 1 {
+		t.Fatalf("%v, %d kernels", res.Diagnostics, len(res.Kernels))
+	}
+	src := res.Kernels[0].Twin.Source
+	for _, want := range []string{
+		"__device__ int half__unit(int x)", "__device__ float half__unit_1(float x)",
+		"(float)half__unit(5);", "half__unit_1(5.0f);",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the C lacks %q:\n%s", want, src)
+		}
+	}
+}

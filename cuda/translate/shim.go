@@ -7,7 +7,7 @@ import _ "embed"
 // Source to PTX without the CUDA toolkit:
 //
 //	clang++-19 -x cuda --cuda-gpu-arch=sm_90 --cuda-device-only -nocudainc -nocudalib \
-//		-Xclang -target-feature -Xclang +ptx80 -include shim.h -S -o out.s in.cu
+//		-ffp-contract=off -Xclang -target-feature -Xclang +ptx80 -include shim.h -S -o out.s in.cu
 //
 // nvcc needs no shim: a Source is a complete CUDA translation unit.
 //

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpusim/gpusim/cuda/twin"
 	"github.com/gpusim/gpusim/sim"
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // Result is what Translate makes of one package: a Kernel for every kernel
@@ -67,6 +68,7 @@ type translator struct {
 	effects   map[*types.Func]bool
 	helpers   map[instKey]*helper
 	consts    map[*types.Var]*constDecl // the package's sim.Constant variables
+	typeIDs   typeutil.Map              // type arguments seen, by identity: instKey's numbers
 
 	diags    []Diagnostic
 	diagSeen map[string]bool
@@ -79,11 +81,24 @@ type translator struct {
 // instKey identifies a function, or one instance of a generic function.
 type instKey struct {
 	fn    *types.Func
-	targs string // the type arguments, fully qualified
+	targs string // the type arguments' numbers in typeIDs
 }
 
-func keyOf(fn *types.Func, targs []types.Type) instKey {
-	return instKey{fn.Origin(), typeArgString(targs, nil)}
+// keyOf keys fn's instance by the identity of its type arguments: their
+// printed names do not tell a local type from a package-level one of the
+// same name, and the two need instances of their own.
+func (tr *translator) keyOf(fn *types.Func, targs []types.Type) instKey {
+	var b strings.Builder
+	for _, t := range targs {
+		id, ok := tr.typeIDs.At(t).(int)
+		if !ok {
+			id = tr.typeIDs.Len()
+			tr.typeIDs.Set(t, id)
+		}
+		b.WriteString(strconv.Itoa(id))
+		b.WriteByte(',')
+	}
+	return instKey{fn.Origin(), b.String()}
 }
 
 // helper is one __device__ function: a package-level Go function, or one
@@ -229,7 +244,7 @@ func (tr *translator) nameEntries(kernels []*ast.FuncDecl) {
 		}
 		for _, targs := range targsList {
 			name := tr.fileScopeName(cIdent(fd.Name.Name) + mangle(targs))
-			tr.entries[keyOf(obj, targs)] = name
+			tr.entries[tr.keyOf(obj, targs)] = name
 			tr.global[name] = true
 		}
 	}
@@ -368,10 +383,10 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 		}
 	}()
 	f := tr.newFn(fd, targs)
-	entry := tr.entries[keyOf(obj, targs)]
+	entry := tr.entries[tr.keyOf(obj, targs)]
 	if entry == "" { // an instance only generic code names
 		entry = tr.fileScopeName(cIdent(fd.Name.Name) + mangle(targs))
-		tr.entries[keyOf(obj, targs)] = entry
+		tr.entries[tr.keyOf(obj, targs)] = entry
 	}
 	f.names.reserve(entry)
 	sig := obj.Type().(*types.Signature)
@@ -628,7 +643,7 @@ func declaredBy(info *types.Info, s ast.Stmt) []types.Object {
 // type arguments targs (already resolved), creating it on first use.
 func (tr *translator) helperFor(obj *types.Func, targs []types.Type) *helper {
 	obj = obj.Origin()
-	key := keyOf(obj, targs)
+	key := tr.keyOf(obj, targs)
 	if h, ok := tr.helpers[key]; ok {
 		return h
 	}
