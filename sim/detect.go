@@ -571,6 +571,13 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 		p[1] = nr
 	case p[1].gid < floor || p[1].gid == g || v.inBlock(p[1]) || v.orderedElse(p[1]):
 		p[1] = nr
+	case v.ctxs[p[1].ctx].site&writeBit == 0 && v.distance(p[1]) < v.distance(p[0]):
+		// Two reads this one does not come after: the one from nearer
+		// (the reader's warp, then its block) gives way, as a __syncwarp
+		// or a barrier orders it with the writes to come. Dropping the
+		// older instead, every block's read of a parameter was displaced
+		// by the last block's own before its thread 0 rewrote it.
+		p[1] = nr
 	default:
 		if v.ctxs[p[1].ctx].site&writeBit != 0 {
 			t.race(m, i, accRead, s, p[1], true)

@@ -129,6 +129,18 @@ func (v *hbView) inBlock(r rec) bool {
 	return ut < v.n && (ut == v.tid || v.orderedWhen(ut, v.ctxs[r.ctx].when))
 }
 
+// distance is how far from the current thread the thread of record r is:
+// 0 in its warp, 1 in its block, 2 in another block (or the host).
+func (v *hbView) distance(r rec) int {
+	switch ut := r.gid - v.base; {
+	case ut >= v.n:
+		return 2
+	case ut/warpSize != v.warp:
+		return 1
+	}
+	return 0
+}
+
 // orderedElse is ordered beyond the block's own synchronisation: records
 // of an earlier epoch (which the block's test never decodes: they are
 // below the block's first id too) come first, and atomics may have

@@ -1,0 +1,144 @@
+package sim_test
+
+// Which reads the shadow keeps: a cell holds two reads besides its write,
+// and when a third unordered read comes, the one from nearest the reader
+// (its warp, then its block) gives way. A later write by a thread near the
+// readers is ordered with the near ones by a __syncwarp or a barrier; the
+// far ones (other warps, other blocks) are what it may race with.
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// lastBlockRewrites: every thread reads the parameter p[0]; after a
+// barrier, thread 0 of the last block rewrites it. The barrier orders only
+// the last block's reads: the other blocks' race with the write (on a GPU
+// they may run after it, or beside it).
+func lastBlockRewrites(p, out *sim.Buffer[float32], n int) sim.Kernel {
+	return func(t *sim.Thread) {
+		v := p.Load(t, 0) //@paramRead
+		if i := t.GlobalX(); i < n {
+			out.Store(t, i, 2*v)
+		}
+		t.SyncThreads()
+		if t.BlockIdx.X == t.GridDim.X-1 && t.ThreadIdx.X == 0 {
+			p.Store(t, 0, v+1) //@paramWrite
+		}
+	}
+}
+
+// bumpParam is the correct form's second kernel: the launch boundary
+// orders every read of the first before it.
+func bumpParam(p *sim.Buffer[float32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		if t.GlobalX() == 0 {
+			p.Store(t, 0, p.Load(t, 0)+1)
+		}
+	}
+}
+
+func schedules() map[string]sim.Options {
+	out := map[string]sim.Options{
+		"natural":   {},
+		"workers 2": sim.Options{}.WithWorkers(2),
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		out[fmt.Sprint("random ", seed)] = random(seed)
+	}
+	return out
+}
+
+func TestRaceLastBlockRewritesParameter(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		for _, shape := range [][2]int{{2, 32}, {4, 64}, {16, 128}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", name, shape[0], shape[1]), func(t *testing.T) {
+				dev := sim.NewDevice(sim.H100)
+				n := shape[0] * shape[1]
+				p := host(t, dev, "p", []float32{3})
+				out := zeroed[float32](t, dev, "out", n)
+				r := exec(t, dev, lin(shape[0], shape[1], o), lastBlockRewrites(p, out, n))
+				f := wantRace(t, r, sim.GlobalSpace, "p", at(t, "paramRead"), at(t, "paramWrite"))
+				if f.Current.Block == f.Previous.Block {
+					t.Errorf("the race reported is within a block, which the barrier orders:\n%v", f)
+				}
+				onlyKinds(t, r, sim.DataRace)
+			})
+		}
+	}
+}
+
+func TestNoRaceParameterRewrittenByNextLaunch(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		t.Run(name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			const grid, block = 16, 128
+			p := host(t, dev, "p", []float32{3})
+			out := zeroed[float32](t, dev, "out", grid*block)
+			// The first kernel without its rewrite: every block only reads.
+			wantClean(t, exec(t, dev, lin(grid, block, o), func(t *sim.Thread) {
+				out.Store(t, t.GlobalX(), 2*p.Load(t, 0))
+			}))
+			wantClean(t, exec(t, dev, lin(1, 1, o), bumpParam(p)))
+			if got := p.ToHost()[0]; got != 4 {
+				t.Fatalf("p[0] = %v, want 4", got)
+			}
+		})
+	}
+}
+
+// warpRewrites: 64 threads read s[0] (set before a barrier); the last
+// thread rewrites it after sync: a __syncwarp orders only its own warp's
+// reads, and warp 0's race with the write; a __syncthreads orders all.
+func warpRewrites(out *sim.Buffer[int32], block bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		s := sim.Shared[int32](t, "s", 1)
+		if t.ThreadIdx.X == 0 {
+			s.Store(t, 0, 7)
+		}
+		t.SyncThreads()
+		v := s.Load(t, 0) //@warpRead
+		if block {
+			t.SyncThreads()
+		} else {
+			t.SyncWarp(sim.FullMask)
+		}
+		if t.ThreadIdx.X == t.BlockDim.X-1 {
+			s.Store(t, 0, v+1) //@warpWrite
+		}
+		out.Store(t, t.ThreadIdx.X, v)
+	}
+}
+
+func TestRaceSharedRewriteAfterSyncWarpOnly(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		for _, block := range []int{64, 256} {
+			t.Run(fmt.Sprint(name, "/", block), func(t *testing.T) {
+				dev := sim.NewDevice(sim.H100)
+				out := zeroed[int32](t, dev, "out", block)
+				r := exec(t, dev, lin(1, block, o), warpRewrites(out, false))
+				f := wantRace(t, r, sim.SharedSpace, "s", at(t, "warpRead"), at(t, "warpWrite"))
+				if f.Current.Thread.X/32 == f.Previous.Thread.X/32 {
+					t.Errorf("the race reported is within a warp, which __syncwarp orders:\n%v", f)
+				}
+				onlyKinds(t, r, sim.DataRace)
+			})
+		}
+	}
+}
+
+func TestNoRaceSharedRewriteAfterSyncThreads(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		t.Run(name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			out := zeroed[int32](t, dev, "out", 256)
+			wantClean(t, exec(t, dev, lin(1, 256, o), warpRewrites(out, true)))
+		})
+	}
+}
