@@ -42,6 +42,11 @@ import (
 //     read-modify-writes read, and then shares every waiting thread's acq
 //     with the others. seq_cst is a fence at the operation's scope, then
 //     acq_rel.
+//   - observation order: a strong read of a cell that reads a strong write
+//     with a scope that includes it, or a read-modify-write that read one
+//     (a chain), comes after that write, and so, in causality order, do
+//     the reader's later accesses: they do not race with it. Only the write
+//     itself; what came before it takes a release and an acquire.
 //
 // Event e1 of thread u happens before event e2 of thread v if u == v and
 // e1 comes first, or if e2's thread knows, through bar, warp or acq, u's
@@ -116,6 +121,10 @@ type refThread struct {
 	// pollInst is 1 + the cell instance the thread's latest access read
 	// with a volatile load, 0 after any other access.
 	pollInst int
+	// seen are the writes (trace indices) before one of t's strong reads
+	// in observation order: causality order puts them before t's later
+	// accesses.
+	seen map[int]bool
 }
 
 // know is what t knows of thread u's events: the highest stamp.
@@ -134,6 +143,10 @@ type refAccess struct {
 	op     opcode
 	// volatile marks a volatile access (isVolatile).
 	volatile bool
+	// obs are the writes (trace indices) before this read-modify-write in
+	// observation order: the one it read, if strong and morally strong
+	// with it, and that one's obs.
+	obs []int
 }
 
 type refColl struct {
@@ -214,6 +227,7 @@ type reference struct {
 	mem     map[int]int32 // cell instance -> value
 	init    map[int]bool
 	accs    map[int][]refAccess
+	lastW   map[int]int // cell instance -> index in accs of its latest write
 	sync    map[int][]*release
 	warps   map[int][]*refColl // block*2+warp -> pending collectives
 	stopped bool
@@ -316,7 +330,7 @@ func analyzeAt(p *Program, trace []event, random bool, inflight []inflight, late
 
 func newReference(p *Program) *reference {
 	n := p.Threads()
-	r := &reference{p: p, v: newVerdict(p), mem: map[int]int32{}, init: map[int]bool{}, accs: map[int][]refAccess{},
+	r := &reference{p: p, v: newVerdict(p), mem: map[int]int32{}, init: map[int]bool{}, accs: map[int][]refAccess{}, lastW: map[int]int{},
 		sync: map[int][]*release{}, warps: map[int][]*refColl{}, steps: make([][]*inst, n), pcs: make([]int, n)}
 	for c := range nGlobal - 1 {
 		r.mem[c] = p.Init[c]
@@ -601,9 +615,26 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 		r.finding(sim.UninitializedRead)
 	}
 	r.init[inst] = true // written, or reported once
+	// Observation order: a strong read that reads a morally strong write
+	// (directly, or through a chain of read-modify-writes) comes after it.
+	var obs []int
+	if j, ok := r.lastW[inst]; ok && reads && strong {
+		if w := &r.accs[inst][j]; w.strong && (!w.block && !block || r.th[w.g].block == t.block) {
+			if t.seen == nil {
+				t.seen = map[int]bool{}
+			}
+			t.seen[w.idx] = true
+			for _, x := range w.obs {
+				t.seen[x] = true
+			}
+			if writes {
+				obs = append(slices.Clone(w.obs), w.idx)
+			}
+		}
+	}
 	// Race check against every earlier access of the cell.
 	for _, a := range r.accs[inst] {
-		if a.g == t.g || !(a.write || writes) {
+		if a.g == t.g || !(a.write || writes) || t.seen[a.idx] {
 			continue
 		}
 		if a.strong && strong && (!a.block && !block || r.th[a.g].block == t.block) &&
@@ -635,7 +666,10 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 	if isVolatile(in) && k == accLoad {
 		t.pollInst = inst + 1
 	}
-	r.accs[inst] = append(r.accs[inst], refAccess{idx: r.cur, g: t.g, stamp: t.own, slot: slot, write: writes, strong: strong, block: block, op: in.op, volatile: isVolatile(in)})
+	r.accs[inst] = append(r.accs[inst], refAccess{idx: r.cur, g: t.g, stamp: t.own, slot: slot, write: writes, strong: strong, block: block, op: in.op, volatile: isVolatile(in), obs: obs})
+	if writes {
+		r.lastW[inst] = len(r.accs[inst]) - 1
+	}
 	// Values.
 	cur := r.mem[inst]
 	if reads && e.val != cur {

@@ -545,7 +545,7 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 	}
 	v := t.view(floor)
 	g := t.gid
-	if c.w.gid >= floor && !(v.inBlock(c.w) || v.orderedElse(c.w)) {
+	if c.w.gid >= floor && !(v.inBlock(c.w) || v.orderedElse(c.w)) && !t.sawWriteOf(v, c, c.w) {
 		t.race(m, i, accRead, s, c.w, false)
 	}
 	nr := rec{g, t.w.ctxOf(uint32(s), uint64(when)|uint64(t.x.hb.clock)<<32)}
@@ -562,12 +562,14 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 	// thread's own, or ordered before this read.
 	switch {
 	case p[0].gid < floor || p[0].gid == g || v.inBlock(p[0]) || v.orderedElse(p[0]):
-		if a := p[1]; a.gid >= floor && a.gid != g && v.ctxs[a.ctx].site&writeBit != 0 && !(v.inBlock(a) || v.orderedElse(a)) {
+		if a := p[1]; a.gid >= floor && a.gid != g && v.ctxs[a.ctx].site&writeBit != 0 && !(v.inBlock(a) || v.orderedElse(a)) && !t.sawWriteOf(v, c, a) {
 			t.race(m, i, accRead, s, a, true)
 		}
 		p[0] = nr
 	case v.ctxs[p[0].ctx].site&writeBit != 0:
-		t.race(m, i, accRead, s, p[0], true)
+		if !t.sawWriteOf(v, c, p[0]) {
+			t.race(m, i, accRead, s, p[0], true)
+		}
 		p[1] = nr
 	case p[1].gid < floor || p[1].gid == g || v.inBlock(p[1]) || v.orderedElse(p[1]):
 		p[1] = nr
@@ -579,7 +581,7 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 		// by the last block's own before its thread 0 rewrote it.
 		p[1] = nr
 	default:
-		if v.ctxs[p[1].ctx].site&writeBit != 0 {
+		if v.ctxs[p[1].ctx].site&writeBit != 0 && !t.sawWriteOf(v, c, p[1]) {
 			t.race(m, i, accRead, s, p[1], true)
 		}
 		p[0] = p[1]
@@ -603,7 +605,7 @@ func (t *Thread) checkOrder(r, m *mem, i int, kind accKind, c *cell, s site, whe
 	v := t.view(floor)
 	// Atomics never race with atomics.
 	atomics := kind == accAtomic && v.decode(c.w).site&atomicBit != 0
-	if c.w.gid >= v.floor && !atomics && !v.ordered(c.w) {
+	if c.w.gid >= v.floor && !atomics && !v.ordered(c.w) && !t.sawWriteOf(v, c, c.w) {
 		t.race(m, i, kind, s, c.w, false)
 	}
 	nw := rec{t.gid, t.w.ctxOf(siteBits(s, kind), uint64(when)|uint64(t.x.hb.clock)<<32)}
@@ -615,7 +617,7 @@ func (t *Thread) checkOrder(r, m *mem, i int, kind accKind, c *cell, s site, whe
 	var buf [2]rec
 	p := r.readSlots(c, &buf)
 	for k := range p {
-		if p[k].gid >= v.floor && !v.ordered(p[k]) {
+		if p[k].gid >= v.floor && !v.ordered(p[k]) && !(v.ctxs[p[k].ctx].site&writeBit != 0 && t.sawWriteOf(v, c, p[k])) {
 			t.race(m, i, kind, s, p[k], true)
 			break
 		}

@@ -140,11 +140,13 @@
 // fence acquires what earlier releases to that element published. A lock
 // built from AtomicCAS, fences and AtomicExch therefore orders the accesses it
 // protects; without the fences it does not, and they race. An atomic
-// read-modify-write reads the value it replaces: the write it read from
-// (and the atomics before that one on the element) precede its thread's
-// later accesses of the element (PTX's observation order); a strong store
-// reads nothing, so another thread's atomic before it still races with the
-// storing thread's later plain read. Volatile loads
+// read-modify-write reads the value it replaces, and a strong load
+// (LoadVolatile, AtomicRef.Load) the value it returns: the write it read
+// from (and the atomics before that one on the element) precede its
+// thread's later accesses of the element (PTX's observation order), so a
+// poller may re-read or reset the flag it saw set with plain accesses; a
+// strong store reads nothing, so another thread's atomic before it still
+// races with the storing thread's later plain read. Volatile loads
 // and stores (LoadVolatile, StoreVolatile) and AtomicRef's operations with a
 // MemoryOrder and a ThreadScope are strong like atomics, with one exception
 // the Programming Guide documents: a lane's volatile read of a shared

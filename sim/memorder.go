@@ -357,6 +357,9 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 				break
 			}
 		}
+		if aw.gid >= floor && aw.gid != g && aw.site&atomicBit != 0 && v.morallyStrong(&aw, flags) && !ordered(&aw) {
+			t.sawWrite(c, aw)
+		}
 		// A strong read stands in only for strong reads: a plain read
 		// (or a kept write) conflicts with writes a strong read does not
 		// conflict with, so it is never replaced by one, even the
@@ -385,7 +388,7 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 			break
 		}
 	}
-	if aw.gid >= floor && (aw.site&atomicBit == 0 || kind == accWrite && aw.gid != g && !ordered(&aw)) {
+	if aw.gid >= floor && (aw.site&atomicBit == 0 || kind == accWrite && aw.gid != g && !ordered(&aw) && !t.sawWriteOf(v, c, c.w)) {
 		// A plain write that strong writes now come after, or another
 		// thread's strong write that this strong store does not come
 		// after (they do not race): kept where the next accesses see
@@ -394,7 +397,8 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		// it) precedes the thread's later accesses in PTX's causality
 		// order (through observation order): it need not be kept. A
 		// store reads nothing: a thread's plain read of a flag right
-		// after its own atomic store races with another thread's store.
+		// after its own atomic store races with another thread's store,
+		// unless a strong read of the thread read that store (seenWrites).
 		p[1] = p[0]
 		p[0] = rec{aw.gid, t.w.ctxOf(aw.site|writeBit, uint64(aw.when)|uint64(aw.clock)<<32)}
 		r.storeReads(c, p, &buf)
@@ -426,4 +430,58 @@ func (t *Thread) countAccess(m *mem, i int, changed bool) {
 	if t.budget < 0 {
 		t.spinAccount(m, i, changed, true)
 	}
+}
+
+// seenWrites are the last writes a thread's strong reads read from, each
+// with the cell it is the write of. PTX's causality order puts a write
+// that a morally strong read reads before everything after the read in
+// the reader's program order (observation order, then base causality):
+// the thread's later plain accesses of the element do not race with it (a
+// poller resetting or re-reading its flag). Only the write itself is
+// ordered, not what came before it: that takes a release and an acquire.
+// A write is told by its decoded access, which the copy a cell keeps in a
+// read slot (marked writeBit) shares.
+type seenWrites struct {
+	gid  uint32 // the thread they are of (the slot's threads follow one another)
+	next uint8
+	cell [4]*cell
+	w    [4]access
+}
+
+// sawWrite records that t's strong read of cell c read w, c's write.
+func (t *Thread) sawWrite(c *cell, w access) {
+	sw := t.x.seen
+	if sw == nil {
+		sw = new(seenWrites)
+		t.x.seen = sw
+	}
+	if sw.gid != t.gid {
+		*sw = seenWrites{gid: t.gid}
+	}
+	w.site &^= writeBit
+	for k := range sw.cell {
+		if sw.cell[k] == c && sw.w[k] == w {
+			return
+		}
+	}
+	k := sw.next % uint8(len(sw.cell))
+	sw.cell[k], sw.w[k] = c, w
+	sw.next++
+}
+
+// sawWriteOf reports whether a strong read of t read record r of cell c
+// (the cell's write, or the copy a read slot keeps).
+func (t *Thread) sawWriteOf(v *hbView, c *cell, r rec) bool {
+	sw := t.x.seen
+	if sw == nil || sw.gid != t.gid || r.gid < v.floor {
+		return false
+	}
+	a := v.decode(r)
+	a.site &^= writeBit
+	for k := range sw.cell {
+		if sw.cell[k] == c && sw.w[k] == a {
+			return true
+		}
+	}
+	return false
 }

@@ -100,6 +100,10 @@ type threadExtra struct {
 	// access (see warpVolatile).
 	poll    *mem
 	pollIdx int
+	// seen holds writes the thread's strong reads read from: allocated on
+	// the first (a polling thread's), kept for the slot's later threads
+	// and valid only for the thread whose gid it names.
+	seen *seenWrites
 }
 
 // LaneID is the thread's lane within its warp (threadIdx linearised mod 32).

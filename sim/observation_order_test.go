@@ -1,0 +1,111 @@
+package sim_test
+
+// PTX's observation order: a strong read that reads a strong write comes
+// after it, and so does everything after the read in the reader's program
+// order (causality order). A poller that saw the flag set may read or
+// reset the flag with plain accesses; a write it did not see still races
+// with them.
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gpusim/gpusim/sim"
+)
+
+// pollKinds are the strong reads a consumer may poll a flag with.
+var pollKinds = map[string]func(t *sim.Thread, flag *sim.Buffer[int32]) int32{
+	"volatile": func(t *sim.Thread, flag *sim.Buffer[int32]) int32 { return flag.LoadVolatile(t, 0) },
+	"relaxed": func(t *sim.Thread, flag *sim.Buffer[int32]) int32 {
+		return sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice).Load(t, sim.MemoryOrderRelaxed)
+	},
+	"acquire": func(t *sim.Thread, flag *sim.Buffer[int32]) int32 {
+		return sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice).Load(t, sim.MemoryOrderAcquire)
+	},
+	"atomicAdd 0": func(t *sim.Thread, flag *sim.Buffer[int32]) int32 { return sim.AtomicAdd(t, flag, 0, 0) },
+}
+
+// flagConsumer: block 0 publishes data and sets the flag (fence, atomicExch);
+// block 1 polls the flag (unless poll is nil), fences, reads the data, then
+// re-reads the flag and resets it with plain accesses. setters is how many
+// blocks after block 1 set the flag too, which block 1 never saw.
+func flagConsumer(data, flag, out *sim.Buffer[int32], poll func(*sim.Thread, *sim.Buffer[int32]) int32) sim.Kernel {
+	return func(t *sim.Thread) {
+		if t.BlockIdx.X != 1 {
+			data.Store(t, int(t.BlockIdx.X), 5)
+			t.ThreadFence()
+			sim.AtomicExch(t, flag, 0, 2) //@setFlag
+			return
+		}
+		if poll != nil {
+			for poll(t, flag) == 0 {
+			}
+			t.ThreadFence()
+			out.Store(t, 0, data.Load(t, 0))
+		}
+		out.Store(t, 1, flag.Load(t, 0)) //@rereadFlag
+		flag.Store(t, 0, 0)              //@resetFlag
+	}
+}
+
+func TestNoRacePollerRereadsAndResetsFlagPlainly(t *testing.T) {
+	t.Parallel()
+	for name, poll := range pollKinds {
+		for sname, o := range schedules() {
+			t.Run(name+"/"+sname, func(t *testing.T) {
+				dev := sim.NewDevice(sim.H100)
+				data := zeroed[int32](t, dev, "data", 3)
+				flag := zeroed[int32](t, dev, "flag", 1)
+				out := zeroed[int32](t, dev, "out", 2)
+				wantClean(t, exec(t, dev, lin(2, 1, o), flagConsumer(data, flag, out, poll)))
+				if got := out.ToHost(); got[0] != 5 || got[1] != 2 {
+					t.Fatalf("out = %v, want [5 2]", got)
+				}
+			})
+		}
+	}
+}
+
+// Without the poll, nothing orders block 0's atomicExch with block 1's
+// plain re-read and reset of the flag.
+func TestRacePlainFlagReadWithoutPoll(t *testing.T) {
+	t.Parallel()
+	for sname, o := range schedules() {
+		t.Run(sname, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			data := zeroed[int32](t, dev, "data", 3)
+			flag := zeroed[int32](t, dev, "flag", 1)
+			out := zeroed[int32](t, dev, "out", 2)
+			r := exec(t, dev, lin(2, 1, o), flagConsumer(data, flag, out, nil))
+			wantRace(t, r, sim.GlobalSpace, "flag", at(t, "setFlag"), at(t, "rereadFlag"))
+			onlyKinds(t, r, sim.DataRace)
+		})
+	}
+}
+
+// A third block sets the flag too: block 1 saw one of the two writes at
+// most, and its plain accesses race with the other.
+func TestRacePollerResetsFlagAnotherBlockSets(t *testing.T) {
+	t.Parallel()
+	for name, poll := range pollKinds {
+		for sname, o := range schedules() {
+			t.Run(fmt.Sprint(name, "/", sname), func(t *testing.T) {
+				dev := sim.NewDevice(sim.H100)
+				data := zeroed[int32](t, dev, "data", 3)
+				flag := zeroed[int32](t, dev, "flag", 1)
+				out := zeroed[int32](t, dev, "out", 2)
+				r := exec(t, dev, lin(3, 1, o), flagConsumer(data, flag, out, poll))
+				f := r.Of(sim.DataRace)
+				if len(f) == 0 {
+					t.Fatalf("want a race of block 1's plain flag accesses with a setter it did not see; report:\n%v", r)
+				}
+				for _, x := range f {
+					if x.Memory != "flag" {
+						t.Errorf("race on %s, want only on flag:\n%v", x.Memory, x)
+					}
+				}
+				onlyKinds(t, r, sim.DataRace)
+			})
+		}
+	}
+}
