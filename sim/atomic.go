@@ -100,9 +100,10 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 		return rmw(t, w, j, kind, flags, order, f)
 	}
 	w := t.w
-	if w.cur != t || !onStack(w.g) || w.l.aborted.Load() {
-		t.ownSlow()          // own, written out, as in barrier
-		panic("unreachable") // (ownSlow does not return: rmw's arguments need no saving for it)
+	if w.cur != t || !onStackWithin(w.g, w.stackMax) || w.l.aborted.Load() {
+		t.ownSlow() // own, written out, as in barrier
+		// (Back when the stack grew without reaching the depth limit.)
+		return rmw(t, b, i, kind, flags, order, f)
 	}
 	if uint(i) >= uint(len(b.data)) {
 		if b.vroot != nil {

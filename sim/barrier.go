@@ -47,7 +47,7 @@ func (t *Thread) barLive() int { return int(t.collRes) }
 //go:noinline
 func (t *Thread) barrier(kind barKind, pred bool) int {
 	w := t.w
-	if w.cur != t || !onStack(w.g) || w.l.aborted.Load() {
+	if w.cur != t || !onStackWithin(w.g, w.stackMax) || w.l.aborted.Load() {
 		t.ownSlow() // own, written out: the call was a percent of a barrier
 	}
 	b := t.blk

@@ -25,3 +25,12 @@ func onStack(g unsafe.Pointer) bool {
 	}
 	return stackHolds(g)
 }
+
+// onStackWithin is onStack, and g's stack is at most max bytes
+// (stackWithin).
+func onStackWithin(g unsafe.Pointer, max uintptr) bool {
+	if raceDetector {
+		return curG() == g && stackSize(g) <= max
+	}
+	return stackWithin(g, max)
+}

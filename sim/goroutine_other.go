@@ -13,4 +13,10 @@ func curG() unsafe.Pointer { return nil }
 // onStack reports true: every goroutine looks alike (see curG).
 func onStack(g unsafe.Pointer) bool { return true }
 
+// onStackWithin reports true: the stack is not seen (Load and Store's
+// periodic check still counts its frames).
+func onStackWithin(g unsafe.Pointer, max uintptr) bool { return true }
+
+var _ = stackWithin // (used on amd64 and arm64)
+
 var _ = stackHolds // (used on amd64 and arm64)

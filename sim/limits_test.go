@@ -6,6 +6,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -189,6 +190,41 @@ func TestRecursionBeyondDepthLimitIsFinding(t *testing.T) {
 		x.Store(th, 0, recurse(th, x, 5000))
 	}); r != nil {
 		t.Errorf("5000 levels: %v", r)
+	}
+}
+
+// Recursion is a StackOverflow finding whatever sim call it makes at each
+// level: atomics, fences, shared declarations and barriers count no
+// accesses, and recursing through them used to end the process with Go's
+// fatal stack overflow (an atomic), or go on growing memory (a barrier).
+func TestRecursionThroughAnySimCallIsFinding(t *testing.T) {
+	t.Parallel()
+	calls := map[string]func(th *sim.Thread, x *sim.Buffer[uint32]){
+		"atomic":         func(th *sim.Thread, x *sim.Buffer[uint32]) { sim.AtomicAdd(th, x, 0, 1) },
+		"fence":          func(th *sim.Thread, x *sim.Buffer[uint32]) { th.ThreadFence() },
+		"shared":         func(th *sim.Thread, x *sim.Buffer[uint32]) { sim.Shared[float32](th, "s", 4) },
+		"syncwarp":       func(th *sim.Thread, x *sim.Buffer[uint32]) { th.SyncWarp(sim.FullMask) },
+		"barrier":        func(th *sim.Thread, x *sim.Buffer[uint32]) { th.SyncThreads() },
+		"barrier+atomic": func(th *sim.Thread, x *sim.Buffer[uint32]) { th.SyncThreads(); sim.AtomicAdd(th, x, 0, 1) },
+		"shuffle":        func(th *sim.Thread, x *sim.Buffer[uint32]) { sim.ShflDownSync(th, sim.FullMask, int32(1), 1) },
+	}
+	for name, call := range calls {
+		for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+			t.Run(fmt.Sprint(name, "/detect=", o.Detection()), func(t *testing.T) {
+				dev := sim.NewDevice(sim.H100)
+				x := zeroed[uint32](t, dev, "x", 1)
+				var rec func(th *sim.Thread, d int) int
+				rec = func(th *sim.Thread, d int) int {
+					call(th, x)
+					return rec(th, d+1) + 1
+				}
+				r := report(t, dev, cfg1(1, 32, o), func(th *sim.Thread) { rec(th, 0) })
+				f := only(t, r, sim.StackOverflow)
+				if !strings.HasPrefix(f.Current.Site, "sim/limits_test.go:") || !strings.Contains(f.Detail, "10000 frames") {
+					t.Errorf("want the kernel's call into sim and the limit: %v", f)
+				}
+			})
+		}
 	}
 }
 

@@ -22,19 +22,42 @@ import (
 // returned, and waits at no barrier). A launch being stopped sends the
 // thread to halt. Anything else is a misuse (notOwner).
 func (t *Thread) own() {
-	if w := t.w; w.cur != t || !onStack(w.g) || w.l.aborted.Load() {
+	if w := t.w; w.cur != t || !onStackWithin(w.g, w.stackMax) || w.l.aborted.Load() {
 		t.ownSlow()
 	}
 }
 
-// ownSlow is own's verdict once a check failed.
+// ownSlow is own's verdict once a check failed. It returns only when the
+// thread is its own and its stack grew past the worker's stackMax without
+// reaching Options.MaxDepth frames.
 //
 //go:noinline
 func (t *Thread) ownSlow() {
 	if t.w.l.aborted.Load() {
 		t.halt() // checks the owner itself
 	}
-	t.notOwner()
+	if !t.owned() {
+		t.notOwner()
+	}
+	t.checkDepth()
+}
+
+// checkDepth counts the frames of t's stack, which has grown past the
+// worker's stackMax bytes: past Options.MaxDepth it is a StackOverflow
+// finding (which does not return); otherwise stackMax doubles past the
+// stack's size, so that the count is made again only after the stack has
+// doubled. Every call into sim checks the size (own), so recursion is
+// caught whatever sim call it makes, and a kernel with large frames pays
+// a count per doubling.
+func (t *Thread) checkDepth() {
+	w := t.w
+	if d := w.l.maxDepth; d > 0 {
+		var pc [1]uintptr
+		if runtime.Callers(d, pc[:]) > 0 {
+			t.stackOverflow(d)
+		}
+	}
+	w.stackMax = 2 * max(w.stackMax, stackSize(w.g))
 }
 
 // owned reports whether the caller is t's thread on t's goroutine, whatever

@@ -192,15 +192,18 @@ type worker struct {
 
 // workerState is the part of a worker that every launch starts afresh.
 type workerState struct {
-	l      *launch
-	pool   []*coro
-	all    []*coro
-	runq   []*Thread
-	runqHd int
-	spinq  []*Thread
-	blocks []*block // resident, in admission order
-	free   []*block
-	live   int // live threads over resident blocks
+	l *launch
+	// stackMax is the stack size in bytes past which a call into sim
+	// counts the thread's frames (checkDepth); no limit when MaxDepth is.
+	stackMax uintptr
+	pool     []*coro
+	all      []*coro
+	runq     []*Thread
+	runqHd   int
+	spinq    []*Thread
+	blocks   []*block // resident, in admission order
+	free     []*block
+	live     int // live threads over resident blocks
 
 	progress uint64 // bumped by every change of memory, thread exit and block admission
 	spinMark uint64
@@ -271,6 +274,11 @@ type workerState struct {
 	finished atomic.Bool // run has returned
 	_        [64]byte
 }
+
+// initialStackMax is a worker's first stackMax: kernel threads' stacks
+// stay far below it, and 10,000 frames of the smallest recursive function
+// (DefaultMaxDepth) take more.
+const initialStackMax = 128 << 10
 
 const (
 	defaultBudget = 4096 // accesses between spin checks
@@ -1256,7 +1264,10 @@ func (l *launch) newWorker(parallel bool) *worker {
 		w = new(worker)
 	}
 	w.workerState = workerState{l: l, parallel: parallel, rng: rand.New(rand.NewPCG(l.opts.seed, 0x6770757369d)),
-		special: l.detect || l.prof != nil || l.opts.warpModel == Lockstep}
+		special: l.detect || l.prof != nil || l.opts.warpModel == Lockstep, stackMax: initialStackMax}
+	if l.maxDepth <= 0 {
+		w.stackMax = ^uintptr(0)
+	}
 	w.sites.slow = 0
 	if l.detect {
 		if l.ctxIndex == nil {

@@ -143,7 +143,7 @@ func (w *worker) collectiveFatal(t *Thread, kind collKind, s site, detail string
 
 func (t *Thread) collective(kind collKind, mask uint32, val uint64, arg int32, width int) uint64 {
 	w := t.w
-	if w.cur != t || !onStack(w.g) || w.l.aborted.Load() {
+	if w.cur != t || !onStackWithin(w.g, w.stackMax) || w.l.aborted.Load() {
 		t.ownSlow() // own, written out, as in barrier
 	}
 	w.tick()
