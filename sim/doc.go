@@ -292,11 +292,14 @@
 //     as cudaFuncSetAttribute's opt-in on the GPU.
 //   - A kernel thread's stack is limited to Options.MaxDepth Go frames
 //     (DefaultMaxDepth, 10000), the simulator's cudaLimitStackSize: deeper
-//     recursion is a StackOverflow finding. The depth is checked at each
-//     thread's periodic check (every 4096 accesses at most), so recursion
-//     that calls into sim is caught within 4096 levels of the limit; a
-//     recursion that never calls into sim is limited only by Go's maximum
-//     stack (1 GB), whose overflow ends the process.
+//     recursion is a StackOverflow finding. The depth is counted at each
+//     thread's periodic check (every 4096 accesses at most), and by any
+//     call into sim (an atomic, a fence, a barrier, a collective, a shared
+//     declaration) once the thread's stack has doubled past 128 KiB, so
+//     recursion that calls into sim is caught within 4096 levels or a
+//     doubling of the stack past the limit; a recursion that never calls
+//     into sim is limited only by Go's maximum stack (1 GB), whose
+//     overflow ends the process.
 //   - A grid of 2^32 threads or more is legal on the GPU but beyond the
 //     simulator's 32-bit thread ids: Validate refuses it with
 //     ErrSimulatorLimit, which is no CUDA error code.
