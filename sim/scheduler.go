@@ -192,18 +192,15 @@ type worker struct {
 
 // workerState is the part of a worker that every launch starts afresh.
 type workerState struct {
-	l *launch
-	// stackMax is the stack size in bytes past which a call into sim
-	// counts the thread's frames (checkDepth); no limit when MaxDepth is.
-	stackMax uintptr
-	pool     []*coro
-	all      []*coro
-	runq     []*Thread
-	runqHd   int
-	spinq    []*Thread
-	blocks   []*block // resident, in admission order
-	free     []*block
-	live     int // live threads over resident blocks
+	l      *launch
+	pool   []*coro
+	all    []*coro
+	runq   []*Thread
+	runqHd int
+	spinq  []*Thread
+	blocks []*block // resident, in admission order
+	free   []*block
+	live   int // live threads over resident blocks
 
 	progress uint64 // bumped by every change of memory, thread exit and block admission
 	spinMark uint64
@@ -263,7 +260,11 @@ type workerState struct {
 	// the only one that may use it (owner.go).
 	cur *Thread
 	g   unsafe.Pointer
-	_   [56]byte // (64 less g: beat and sites stay where they were, and the site cache's entries with them)
+	// stackMax is the stack size in bytes past which a call into sim
+	// counts the thread's frames (checkDepth); no limit when MaxDepth is.
+	// Read with cur and g by every call into sim.
+	stackMax uintptr
+	_        [48]byte // (64 less g and stackMax: beat and sites stay where they were, and the site cache's entries with them)
 	// beat counts the rarer signs of progress: spin rounds, block
 	// admissions, and each thread's periodic check in Load and Store. With
 	// turns and stats.Threads it makes the worker's progress mark, which
