@@ -26,11 +26,12 @@ const ConstantLimit = 64 << 10
 // compile time; the translator refuses Store). Loads are checked like a
 // buffer's: bounds, and with detection on counted and sited (constant
 // memory cannot race, and is never uninitialised).
+//
+// The copies belong to the Devices (a package-level Constant keeps none of
+// them alive, but the last one used until that Device is closed).
 type Constant[T Storable] struct {
 	name string
 	n    int
-	mu   sync.Mutex
-	per  map[*Device]*Buffer[T]
 	cur  atomic.Pointer[Buffer[T]] // the copy last used: a launch's loads look it up once
 }
 
@@ -51,11 +52,25 @@ func (c *Constant[T]) Name() string { return c.name }
 // Len is the number of elements.
 func (c *Constant[T]) Len() int { return c.n }
 
-// constUsed is the bytes of constant memory each Device holds.
-var constUsed = struct {
-	sync.Mutex
-	bytes map[*Device]int64
-}{bytes: map[*Device]int64{}}
+// deviceConstants are the copies of the constants a Device holds, by
+// *Constant[T], and their bytes.
+type deviceConstants struct {
+	mu     sync.Mutex
+	copies map[any]any // *Constant[T] -> *Buffer[T]
+	bytes  int64
+}
+
+// constant is a *Constant[T] of any T.
+type constant interface {
+	forget(d *Device)
+}
+
+// forget drops the constant's hold on d's copy (Device.Close).
+func (c *Constant[T]) forget(d *Device) {
+	if b := c.cur.Load(); b != nil && b.dev == d {
+		c.cur.CompareAndSwap(b, nil)
+	}
+}
 
 // on returns d's copy of the constant, making it (zero-filled) if d has
 // none, or an error if d's constants would exceed ConstantLimit.
@@ -63,29 +78,26 @@ func (c *Constant[T]) on(d *Device) (*Buffer[T], error) {
 	if b := c.cur.Load(); b != nil && b.dev == d {
 		return b, nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b := c.per[d]
+	dc := &d.consts
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	b, _ := dc.copies[c].(*Buffer[T])
 	if b == nil {
 		var z T
 		size := int64(unsafe.Sizeof(z))
-		constUsed.Lock()
-		used := constUsed.bytes[d] + int64(c.n)*size
-		if used > ConstantLimit {
-			constUsed.Unlock()
+		if used := dc.bytes + int64(c.n)*size; used > ConstantLimit {
 			return nil, &LaunchError{Code: ErrInvalidValue, Limit: "constant memory",
-				Detail: fmt.Sprintf("constant %q (%d bytes) does not fit the %d bytes of constant memory beside the device's other constants (%d bytes)", c.name, int64(c.n)*size, ConstantLimit, constUsed.bytes[d])}
+				Detail: fmt.Sprintf("constant %q (%d bytes) does not fit the %d bytes of constant memory beside the device's other constants (%d bytes)", c.name, int64(c.n)*size, ConstantLimit, dc.bytes)}
 		}
-		constUsed.bytes[d] = used
-		constUsed.Unlock()
+		dc.bytes += int64(c.n) * size
 		b = &Buffer[T]{data: makeStorage[T](c.n)}
 		b.mem = mem{name: c.name, space: ConstantSpace, elemSize: int(size), n: c.n, dev: d, initAll: true}
 		b.initRoot(false)
 		b.shadow = make([]cell, b.units())
-		if c.per == nil {
-			c.per = map[*Device]*Buffer[T]{}
+		if dc.copies == nil {
+			dc.copies = map[any]any{}
 		}
-		c.per[d] = b
+		dc.copies[c] = b
 	}
 	c.cur.Store(b)
 	return b, nil

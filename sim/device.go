@@ -53,6 +53,8 @@ type Device struct {
 	// instead (launch.retireThreads).
 	spareWorkers []*worker
 	retired      *worker
+	// consts holds its copies of the package's Constants.
+	consts deviceConstants
 	// corosMade counts the coroutines its launches made, for the tests
 	// that check that launches reuse them (idlePool).
 	corosMade atomic.Int64
@@ -153,6 +155,11 @@ func (d *Device) Close() error {
 	d.buffers = nil
 	d.allocated = 0
 	d.mu.Unlock()
+	d.consts.mu.Lock()
+	for c := range d.consts.copies {
+		c.(constant).forget(d)
+	}
+	d.consts.mu.Unlock()
 	drainIdle()
 	return nil
 }

@@ -6,9 +6,11 @@ package sim_test
 
 import (
 	"errors"
+	"runtime"
 	"fmt"
 	"strings"
 	"testing"
+	"weak"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -393,6 +395,39 @@ func TestConstantLimit(t *testing.T) {
 		}
 	}()
 	sim.NewConstant[float32]("big", 16385)
+}
+
+// A package-level Constant does not keep the Devices it was used on: a
+// dropped Device is collected (only the last one used stays, until it is
+// closed), with its buffers. The constant held every Device in a map.
+var keepsNone = sim.NewConstant[float32]("keepsNone", 16)
+
+func TestConstantKeepsNoDevice(t *testing.T) {
+	c := keepsNone
+	var devs []weak.Pointer[sim.Device]
+	for k := 0; k < 5; k++ {
+		dev := sim.NewDevice(sim.H100)
+		if err := c.CopyFromHost(dev, []float32{float32(k)}); err != nil {
+			t.Fatal(err)
+		}
+		out := mustAlloc[float32](t, dev, "out", 1<<16)
+		wantClean(t, exec(t, dev, lin(1, 1), func(t *sim.Thread) { out.Store(t, 0, c.Load(t, 0)) }))
+		if got := out.ToHost()[0]; got != float32(k) {
+			t.Fatalf("device %d read %v from its constant", k, got)
+		}
+		devs = append(devs, weak.Make(dev))
+		if k == 4 {
+			dev.Close()
+		}
+	}
+	for range 3 {
+		runtime.GC()
+	}
+	for k, w := range devs {
+		if w.Value() != nil {
+			t.Errorf("device %d is still reachable", k)
+		}
+	}
 }
 
 // ldgAfter: thread 0 writes in[0]; after a barrier, thread 1 loads it
