@@ -6,8 +6,8 @@ package sim_test
 
 import (
 	"errors"
-	"runtime"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"weak"
