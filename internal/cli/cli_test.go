@@ -292,6 +292,7 @@ func TestExitTwoOnInvalidCaseFiles(t *testing.T) {
 		{"short input", `{"N": 8, "Inputs": [[1, 2, 3], [1, 2, 3, 4, 5, 6, 7, 8]]}`, "input 0 has 3 elements; the kernel takes 8 for N 8"},
 		{"input count", `{"N": 2, "Inputs": [[1, 2]]}`, "1 inputs, the kernel takes 2"},
 		{"not a case", `[1, 2]`, "cannot unmarshal"},
+		{"misspelt key", `{"N": 8, "Input": [[1], [2]]}`, `unknown field "Input"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -261,8 +262,10 @@ func (m *caseMaker) read(path string) (kernels.Case, error) {
 		Params []int
 		Inputs []json.RawMessage
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return kernels.Case{}, inputf("input %s: %v", path, err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields() // a misspelt "Input" would run on generated inputs
+	if err := dec.Decode(&raw); err != nil {
+		return kernels.Case{}, inputf("input %s: %v (a case has N, Block, Params and Inputs)", path, err)
 	}
 	n, block, what := m.n, m.block, fmt.Sprintf("-n %d", m.n)
 	if raw.N != nil {
