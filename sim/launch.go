@@ -190,6 +190,9 @@ func (d *Device) LaunchContext(ctx context.Context, cfg Config, k Kernel) error 
 	if err := d.usable("Launch"); err != nil {
 		return err
 	}
+	if ctx == nil {
+		return &MisuseError{Code: ErrInvalidValue, Op: "LaunchContext", What: "nil Context: pass context.Background() or context.TODO()"}
+	}
 	if err := d.lockStream(ctx); err != nil {
 		return &Report{Stopped: err, Aborted: true}
 	}

@@ -98,6 +98,37 @@ func TestForeignBufferIsNamed(t *testing.T) {
 	}
 }
 
+// A zero-value Buffer used in a kernel is named as one (it was "a buffer
+// of another Device"), with detection on or off, loaded or stored.
+func TestZeroValueBufferInKernelIsNamed(t *testing.T) {
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		var zero sim.Buffer[int32]
+		r := report(t, dev, cfg1(1, 1, o), func(th *sim.Thread) {
+			for i := 0; i < 5000; i++ {
+				zero.Store(th, 0, zero.Load(th, 0))
+			}
+		})
+		if len(r.Findings) != 1 || !strings.Contains(r.Findings[0].Detail, "zero-value Buffer") {
+			t.Errorf("detection %v:\n%v", o.Detection(), r)
+		}
+	}
+}
+
+// LaunchContext with a nil Context is a MisuseError, not a nil
+// dereference.
+func TestLaunchContextNilIsNamed(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	err := dev.LaunchContext(nil, cfg1(1, 1, sim.Options{}), func(*sim.Thread) {})
+	var me *sim.MisuseError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "nil Context") {
+		t.Fatalf("err = %v, want a MisuseError naming the nil Context", err)
+	}
+	if err := dev.Launch(cfg1(1, 1, sim.Options{}), func(*sim.Thread) {}); err != nil {
+		t.Fatalf("the device is unusable after: %v", err)
+	}
+}
+
 // A Thread kept past its launch and used later is a MisuseError panic
 // naming it: on the host, and inside another launch's kernel (where it is
 // that launch's KernelPanic finding).

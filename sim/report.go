@@ -518,6 +518,8 @@ func (t *Thread) badAccess(m *mem, i int, op string) {
 		f.Detail = root.lapsedDetail()
 	case m.freed:
 		f.Kind, f.Detail = UseAfterFree, fmt.Sprintf("buffer %q was freed before the kernel used it", m.name)
+	case m.space == GlobalSpace && m.dev == nil:
+		f.Kind, f.Detail = ForeignBuffer, "zero-value Buffer: make one with sim.Alloc or sim.FromHost"
 	case m.space == GlobalSpace && m.dev != t.w.l.dev:
 		f.Kind, f.Detail = ForeignBuffer, fmt.Sprintf("buffer %q belongs to another Device", m.name)
 	}

@@ -271,10 +271,18 @@ func (t *Thread) stackOverflow(depth int) {
 	panic(abortKernel{})
 }
 
+// foreignDetail says why m is not the launch Device's.
+func foreignDetail(m *mem) string {
+	if m.dev == nil {
+		return "zero-value Buffer: make one with sim.Alloc or sim.FromHost"
+	}
+	return fmt.Sprintf("buffer %q belongs to another Device than the launch's", m.name)
+}
+
 //go:noinline
 func (t *Thread) foreign(m *mem) {
 	t.w.l.addFinding(Finding{Kind: ForeignBuffer, Space: m.space, Memory: m.name,
-		Detail:  fmt.Sprintf("buffer %q belongs to another Device than the launch's", m.name),
+		Detail:  foreignDetail(m),
 		Current: threadAccess(t, "access", t.w.sites.callerSite())})
 	panic(abortKernel{})
 }
