@@ -114,6 +114,48 @@ func TestShadowBudgetDefaultRefuses2GiBBuffer(t *testing.T) {
 	}
 }
 
+// Threads of a block declaring one shared array with different lengths
+// is an InvalidShared finding, with detection on or off: each thread got
+// an array of its own, and the kernel read zeros where thread 0 wrote.
+func TestSharedDeclaredInconsistentlyIsFinding(t *testing.T) {
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[float32](t, dev, "out", 4)
+		r := report(t, dev, cfg1(1, 4, o), func(th *sim.Thread) {
+			s := sim.Shared[float32](th, "s", 4+th.ThreadIdx.X) //@sharedSize
+			if th.ThreadIdx.X == 0 {
+				s.Store(th, 0, 42)
+			}
+			th.SyncThreads()
+			out.Store(th, th.ThreadIdx.X, s.Load(th, 0))
+		})
+		f := only(t, r, sim.InvalidShared)
+		if f.Current.Site != at(t, "sharedSize") || !strings.Contains(f.Detail, "declared inconsistently: 5 elements here, 4") {
+			t.Errorf("detection %v: %v", o.Detection(), r)
+		}
+	}
+	// One length, declared by every thread at one line (in a loop too),
+	// is one array.
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[float32](t, dev, "out", 4)
+	if r := report(t, dev, cfg1(1, 4, sim.Options{}), func(th *sim.Thread) {
+		var s *sim.Buffer[float32]
+		for k := 0; k < 3; k++ {
+			s = sim.Shared[float32](th, "s", 8)
+		}
+		if th.ThreadIdx.X == 0 {
+			s.Store(th, 0, 42)
+		}
+		th.SyncThreads()
+		out.Store(th, th.ThreadIdx.X, s.Load(th, 0))
+	}); r != nil {
+		t.Fatal(r)
+	}
+	if got := out.ToHost(); got[3] != 42 {
+		t.Errorf("out = %v, want 42s", got)
+	}
+}
+
 // A shared array whose byte size overflows is the shared-memory-limit
 // finding, not a Go panic.
 func TestSharedSizeOverflowIsSharedLimitFinding(t *testing.T) {

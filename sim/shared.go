@@ -153,7 +153,12 @@ func declareShared[T Storable](t *Thread, name string, n int, s site) *Buffer[T]
 		if b.staticSite[j] != s {
 			continue
 		}
-		if arr, ok := b.static[j].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
+		if arr, ok := b.static[j].(*Buffer[T]); ok && arr.name == name {
+			if len(arr.data) != n {
+				// Each thread would get an array of its own, and the
+				// kernel would run on without sharing anything.
+				t.sharedError(fmt.Sprintf("shared array %q declared inconsistently: %d elements here, %d where the block declared it first at this line (a __shared__ array has one size for the whole block)", name, n, len(arr.data)))
+			}
 			t.shDecl = j + 1
 			return arr
 		}
