@@ -105,6 +105,9 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 		// (Back when the stack grew without reaching the depth limit.)
 		return rmw(t, b, i, kind, flags, order, f)
 	}
+	if order > MemoryOrderSeqCst {
+		panic(badOrder("AtomicRef", order))
+	}
 	if uint(i) >= uint(len(b.data)) {
 		if b.vroot != nil {
 			b.viewCheck(t, i, kind != accRead) // a misaligned view has no data

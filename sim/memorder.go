@@ -90,8 +90,21 @@ type AtomicRef[T Elem] struct {
 }
 
 // NewAtomicRef is `cuda::atomic_ref<T, scope> ref(b[i])`.
+// A scope other than the three is a *MisuseError panic (in a kernel, its
+// KernelPanic finding).
 func NewAtomicRef[T Elem](b *Buffer[T], i int, scope ThreadScope) AtomicRef[T] {
+	if scope > ThreadScopeBlock {
+		panic(badScope("NewAtomicRef", scope))
+	}
 	return AtomicRef[T]{b, i, scope}
+}
+
+func badScope(op string, s ThreadScope) error {
+	return &MisuseError{Code: ErrInvalidValue, Op: op, What: fmt.Sprintf("%v is not a scope: ThreadScopeSystem, ThreadScopeDevice or ThreadScopeBlock", s)}
+}
+
+func badOrder(op string, o MemoryOrder) error {
+	return &MisuseError{Code: ErrInvalidValue, Op: op, What: fmt.Sprintf("%v is not a memory order: MemoryOrderRelaxed to MemoryOrderSeqCst", o)}
 }
 
 // Load is ref.load(order).
@@ -182,6 +195,12 @@ func intOnly[T Elem](op string) {
 // nothing.
 func (t *Thread) AtomicThreadFence(order MemoryOrder, scope ThreadScope) {
 	t.own()
+	if order > MemoryOrderSeqCst {
+		panic(badOrder("AtomicThreadFence", order))
+	}
+	if scope > ThreadScopeBlock {
+		panic(badScope("AtomicThreadFence", scope))
+	}
 	if order == MemoryOrderRelaxed {
 		return
 	}

@@ -115,6 +115,39 @@ func TestZeroValueBufferInKernelIsNamed(t *testing.T) {
 	}
 }
 
+// Values outside an enumeration, and a second shuffle width, are misuse
+// named in the kernel's KernelPanic finding; they ran as some valid value.
+func TestInvalidOrderScopeAndWidthAreNamed(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, dev, "x", 1)
+	for name, tc := range map[string]struct {
+		k    sim.Kernel
+		want string
+	}{
+		"order": {func(th *sim.Thread) {
+			sim.NewAtomicRef(x, 0, sim.ThreadScopeDevice).Load(th, sim.MemoryOrder(9))
+		}, "MemoryOrder(9) is not a memory order"},
+		"scope": {func(th *sim.Thread) {
+			sim.NewAtomicRef(x, 0, sim.ThreadScope(5)).Load(th, sim.MemoryOrderRelaxed)
+		}, "ThreadScope(5) is not a scope"},
+		"fence order": {func(th *sim.Thread) {
+			th.AtomicThreadFence(sim.MemoryOrder(7), sim.ThreadScopeDevice)
+		}, "MemoryOrder(7) is not a memory order"},
+		"fence scope": {func(th *sim.Thread) {
+			th.AtomicThreadFence(sim.MemoryOrderAcqRel, sim.ThreadScope(3))
+		}, "ThreadScope(3) is not a scope"},
+		"widths": {func(th *sim.Thread) {
+			sim.ShflSync(th, sim.FullMask, int32(1), 0, 16, 8)
+		}, "2 widths [16 8]: a shuffle takes one"},
+	} {
+		r := report(t, dev, cfg1(1, 32, sim.Options{}), tc.k)
+		f := only(t, r, sim.KernelPanic)
+		if !strings.Contains(f.Detail, tc.want) {
+			t.Errorf("%s: %v, want %q", name, r, tc.want)
+		}
+	}
+}
+
 // LaunchContext with a nil Context is a MisuseError, not a nil
 // dereference.
 func TestLaunchContextNilIsNamed(t *testing.T) {

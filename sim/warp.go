@@ -369,10 +369,13 @@ func (t *Thread) AllSync(mask uint32, pred bool) bool {
 }
 
 func widthOf(width []int) int {
-	if len(width) > 0 {
+	switch len(width) {
+	case 0:
+		return warpSize
+	case 1:
 		return width[0]
 	}
-	return warpSize
+	panic(&MisuseError{Code: ErrInvalidValue, Op: "shuffle", What: fmt.Sprintf("%d widths %v: a shuffle takes one", len(width), width)})
 }
 
 // ShflSync is __shfl_sync(mask, v, srcLane, width=32): lane srcLane's v,
