@@ -115,6 +115,7 @@ func (c *Constant[T]) CopyFromHostAt(d *Device, off int, src []T) error {
 	if err := d.usable("CopyToSymbol"); err != nil {
 		return err
 	}
+	d.inKernel("CopyToSymbol")
 	if off < 0 || off > c.n || len(src) > c.n-off {
 		return &LaunchError{Code: ErrInvalidValue, Limit: "CopyToSymbol", Detail: fmt.Sprintf("%d elements at %d do not fit constant %q of %d", len(src), off, c.name, c.n)}
 	}

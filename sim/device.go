@@ -134,6 +134,7 @@ func (d *Device) Close() error {
 	if d == nil || !d.made {
 		return d.usable("Close")
 	}
+	d.inKernel("Close")
 	if !d.hung.Load() {
 		// Wait for a launch in progress; an abandoned one never returns
 		// the stream.

@@ -344,9 +344,10 @@
 // launch reports a KernelPanic saying so.
 //
 // A Device may be used from many goroutines: its launches and its buffers'
-// host copies run one at a time, as on one CUDA stream. (A kernel must not
-// call a host copy of its own Device: the copy waits for the launch, and
-// the watchdog reports the thread as hung.)
+// host copies run one at a time, as on one CUDA stream. A kernel that calls
+// the host API of its own Device (a copy, Memset, Free, Close, Launch)
+// panics with a *MisuseError, its KernelPanic finding: the call would wait
+// for the launch it is part of. Another Device's API works from a kernel.
 // Device.Close frees the buffers and stops the simulator's idle
 // coroutines, so that a goroutine-leak check after it passes; it cannot
 // stop the goroutines of an abandoned launch.

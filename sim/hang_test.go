@@ -91,12 +91,11 @@ func TestHangWatchdogNamesThreadAndLine(t *testing.T) {
 	}
 }
 
-// A thread blocked in the Go runtime (a channel receive, a lock, a sleep;
-// or a host call on its own Device, which waits for the launch it is in)
+// A thread blocked in the Go runtime (a channel receive, a lock, a sleep)
 // burns no CPU: the watchdog tells it from a thread the machine starves by
 // its goroutine's state, and abandons it as a hang, naming the line.
 func TestHangThreadBlockedInGo(t *testing.T) {
-	for _, kind := range []string{"channel", "sleep", "own device"} {
+	for _, kind := range []string{"channel", "sleep"} {
 		t.Run(kind, func(t *testing.T) {
 			dev := sim.NewDevice(sim.H100)
 			x, _ := sim.Alloc[int32](dev, "x", 32)
@@ -109,8 +108,6 @@ func TestHangThreadBlockedInGo(t *testing.T) {
 						<-unblock //@blockedChan
 					case "sleep":
 						time.Sleep(time.Hour) //@blockedSleep
-					case "own device":
-						_ = x.ToHost() //@blockedHost
 					}
 				}
 				x.Store(th, th.ThreadIdx.X, 1)
@@ -122,7 +119,7 @@ func TestHangThreadBlockedInGo(t *testing.T) {
 				t.Errorf("the hang took %v to report", el)
 			}
 			f := only(t, r, sim.Hang)
-			want := map[string]string{"channel": "blockedChan", "sleep": "blockedSleep", "own device": "blockedHost"}[kind]
+			want := map[string]string{"channel": "blockedChan", "sleep": "blockedSleep"}[kind]
 			if f.Current.Thread != (sim.Dim3{X: 7}) || f.Current.Site != at(t, want) {
 				t.Errorf("hang names %v, want thread (7) at %s:\n%v", f.Current, at(t, want), r)
 			}

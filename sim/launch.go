@@ -193,6 +193,7 @@ func (d *Device) LaunchContext(ctx context.Context, cfg Config, k Kernel) error 
 	if ctx == nil {
 		return &MisuseError{Code: ErrInvalidValue, Op: "LaunchContext", What: "nil Context: pass context.Background() or context.TODO()"}
 	}
+	d.inKernel("Launch")
 	if err := d.lockStream(ctx); err != nil {
 		return &Report{Stopped: err, Aborted: true}
 	}

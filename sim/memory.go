@@ -258,6 +258,7 @@ func (b *Buffer[T]) Free() {
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Free", What: fmt.Sprintf("a view of buffer %q is not an allocation; free the buffer", b.name)})
 	}
 	d := b.dev
+	d.inKernel("Free")
 	d.stream.Lock()
 	defer d.stream.Unlock()
 	if b.freed {
@@ -286,6 +287,7 @@ func (b *Buffer[T]) hostOp(op string, n int) error {
 	if err := b.dev.usable(op); err != nil {
 		return err
 	}
+	b.dev.inKernel(op)
 	b.dev.stream.Lock()
 	switch {
 	case b.freed || b.vroot != nil && b.vroot.freed:

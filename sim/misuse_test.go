@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -145,6 +146,53 @@ func TestInvalidOrderScopeAndWidthAreNamed(t *testing.T) {
 		if !strings.Contains(f.Detail, tc.want) {
 			t.Errorf("%s: %v, want %q", name, r, tc.want)
 		}
+	}
+}
+
+// A kernel calling the host API of its own Device (a copy, Free, Close,
+// Launch) is a KernelPanic finding naming the call and the line, at once;
+// it used to wait for the launch it is part of until the watchdog called
+// the launch hung, leaving the Device unusable (and ToHost, after the
+// watchdog, returned nil). Another Device's API works from a kernel.
+func TestHostCallFromKernelIsNamed(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, dev, "x", 4)
+	calls := map[string]func(th *sim.Thread){
+		"CopyToHost": func(*sim.Thread) { x.CopyToHost(make([]int32, 4)) },
+		"ToHost":     func(*sim.Thread) { x.ToHost() },
+		"Memset":     func(*sim.Thread) { x.Memset(0) },
+		"Launch":     func(*sim.Thread) { dev.Launch(cfg1(1, 1, sim.Options{}), func(*sim.Thread) {}) },
+		"Close":      func(*sim.Thread) { dev.Close() },
+		"Free":       func(*sim.Thread) { x.Free() },
+	}
+	for op, call := range calls {
+		start := time.Now()
+		r := report(t, dev, cfg1(1, 32, sim.Options{}), func(th *sim.Thread) {
+			if th.ThreadIdx.X == 7 {
+				call(th)
+			}
+		})
+		if el := time.Since(start); el > time.Second {
+			t.Errorf("%s: took %v: the call waited for the launch", op, el)
+		}
+		f := only(t, r, sim.KernelPanic)
+		if !strings.Contains(f.Detail, op) || !strings.Contains(f.Detail, "same Device") || f.Current.Thread != (sim.Dim3{X: 7}) {
+			t.Errorf("%s: %v", op, f)
+		}
+	}
+	// The Device goes on, and another Device's API works in a kernel.
+	var got []int32
+	if err := dev.Launch(cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+		x.Store(th, 0, 1)
+		other := sim.NewDevice(sim.H100)
+		if y, err := sim.FromHost(other, "y", []int32{5}); err == nil {
+			got = y.ToHost()
+		}
+	}); err != nil {
+		t.Fatalf("the Device is unusable after: %v", err)
+	}
+	if len(got) != 1 || got[0] != 5 {
+		t.Errorf("another Device's copy from a kernel: %v", got)
 	}
 }
 

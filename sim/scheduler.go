@@ -315,6 +315,25 @@ const (
 // workers made 512 coroutines and grew the process by 23 MB.
 func (w *worker) poolsCoros() bool { return !w.parallel || raceDetector }
 
+// kernelGoroutines holds the goroutines of the coroutines that run
+// kernel threads, by curG, while they live: a host call made on one
+// (Device.inKernel) is a kernel calling the host API.
+var kernelGoroutines sync.Map
+
+// inKernel panics with a MisuseError (the thread's KernelPanic finding,
+// naming the line) if the caller is a kernel thread of a launch on d: the
+// host call op would wait for the launch it is part of, and the watchdog
+// would call the launch hung.
+func (d *Device) inKernel(op string) {
+	g := curG()
+	if g == nil {
+		return
+	}
+	if c, ok := kernelGoroutines.Load(g); ok && c.(*coro).w.l.dev == d {
+		panic(&MisuseError{Code: ErrInvalidValue, Op: op, What: "called by a kernel thread of a launch on the same Device: the host API waits for the launch to end (on the GPU, a kernel cannot call it)"})
+	}
+}
+
 func (w *worker) newCoro() *coro {
 	idlePool.Lock()
 	if n := len(idlePool.coros); n > 0 && w.poolsCoros() {
@@ -331,6 +350,10 @@ func (w *worker) newCoro() *coro {
 	c.next, c.stop = iter.Pull(func(yield func(*Thread) bool) {
 		c.yield = yield
 		c.g = curG()
+		if c.g != nil {
+			kernelGoroutines.Store(c.g, c)
+			defer kernelGoroutines.Delete(c.g)
+		}
 		for {
 			// The launch's labels let the watchdog find this goroutine
 			// in a goroutine profile (see sampleStuck).

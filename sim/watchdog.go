@@ -121,9 +121,8 @@ func (l *launch) supervise(ctx context.Context) {
 				// thread burns a core, while a process the machine starves
 				// of CPU only waits.
 				// A thread blocked in the Go runtime (a channel, a
-				// lock, a sleep, a host call on its own Device) burns
-				// no CPU: its goroutine's state tells it from a
-				// starved one.
+				// lock, a sleep) burns no CPU: its goroutine's state
+				// tells it from a starved one.
 				stalled := now.Sub(beats[i].since) >= wd
 				if stalled && haveCPU && cpu-beats[i].cpu < wd {
 					if blockedThread(l.labels) {
