@@ -38,8 +38,8 @@ func translateDir(dir string) (*translate.Result, error) {
 	return tr.res, tr.err
 }
 
-// sourceDir is the directory of the file that declares the function fn.
-func sourceDir(fn any) string {
+// sourceFile is the file that declares the function fn, "" if unknown.
+func sourceFile(fn any) string {
 	f := runtime.FuncForPC(reflect.ValueOf(fn).Pointer())
 	if f == nil {
 		return ""
@@ -48,7 +48,15 @@ func sourceDir(fn any) string {
 	if file == "" || !filepath.IsAbs(file) {
 		return ""
 	}
-	return filepath.Dir(file)
+	return file
+}
+
+// sourceDir is the directory of the file that declares the function fn.
+func sourceDir(fn any) string {
+	if file := sourceFile(fn); file != "" {
+		return filepath.Dir(file)
+	}
+	return ""
 }
 
 // twinCurrent reports an error if kernel has no CUDA twin, or one that is
@@ -57,6 +65,11 @@ func sourceDir(fn any) string {
 // there is no twin at all.
 func twinCurrent(kernel any) (unchecked string, err error) {
 	tw, twErr := twin.Of(kernel)
+	if twErr != nil {
+		if file := sourceFile(kernel); strings.HasSuffix(file, "_test.go") {
+			return "", fmt.Errorf("parity: no CUDA twin for the kernel of %s, a test file, which the translator (go generate, gpusim cuda -go) does not read: move the kernel to a non-test file of its package, or set Test.SimulatorOnly", filepath.Base(file))
+		}
+	}
 	dir := sourceDir(kernel)
 	if dir == "" {
 		return "the kernel's source file is unknown", twErr
