@@ -32,10 +32,9 @@ func notGenerated(a *sim.Buffer[float32]) sim.Kernel {
 	return func(t *sim.Thread) { a.Store(t, 0, 1) }
 }
 
-// A kernel of a test file, which has no twin, fails Check's twin check naming
-// the test file and what to do (moving it, or SimulatorOnly; go generate
-// cannot help),
-// without a GPU too (it used to be logged under -v only).
+// A kernel of a test file, which has no twin, fails Check's twin check
+// without a GPU too, naming the test file and what to do (move it, or set
+// SimulatorOnly; go generate cannot help).
 func TestTwinCurrentRefusesMissingTwin(t *testing.T) {
 	_, err := twinCurrent(notGenerated)
 	if err == nil || !strings.Contains(err.Error(), "twincheck_test.go, a test file") || !strings.Contains(err.Error(), "SimulatorOnly") {
