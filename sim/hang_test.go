@@ -406,6 +406,27 @@ func TestTimeLimitNamesEveryLiveThread(t *testing.T) {
 	}
 }
 
+// The time limit's finding names a live thread, not block 0's thread 0
+// when that one exited long before.
+func TestTimeLimitNamesLiveThreadNotExitedOne(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x, _ := sim.Alloc[int32](dev, "x", 2)
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		r := report(t, dev, cfg1(3, 1, o.WithTimeLimit(100*time.Millisecond)), func(th *sim.Thread) {
+			if th.BlockIdx.X < 2 {
+				return
+			}
+			for i := int32(0); ; i++ {
+				x.Store(th, 1, i) //@limitSpinner
+			}
+		})
+		f := only(t, r, sim.BudgetExceeded)
+		if f.Current.Block.X != 2 || f.Current.Thread.X != 0 || f.Current.Site != at(t, "limitSpinner") {
+			t.Errorf("detection %v: want block (2) thread (0) at %s, got %+v:\n%v", o.Detection(), at(t, "limitSpinner"), f.Current, r)
+		}
+	}
+}
+
 // The time limit, like a cancellation, abandons a thread that reaches no
 // scheduling point a second after it ran out, even with the watchdog off.
 func TestTimeLimitAbandonsThreadWithoutSchedulingPoint(t *testing.T) {

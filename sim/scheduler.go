@@ -1152,7 +1152,12 @@ func (w *worker) budgetReport() {
 		Detail: fmt.Sprintf("the launch ran past its time limit of %v (Options.WithTimeLimit): a livelock whose threads keep changing memory, or a launch that needs a longer limit", w.l.opts.timeLimit)}
 	g, _ := w.groupLive(f.Kind)
 	g.finish(&f)
-	if len(f.Groups) > 0 {
+	if len(f.Waiting) > 0 {
+		// The first live thread, which the first group holds: block 0
+		// thread 0 may have exited long before.
+		wt := f.Waiting[0]
+		f.Current = Access{Block: wt.Block, Thread: wt.Thread, Op: wt.At, Site: wt.Site}
+	} else if len(f.Groups) > 0 {
 		f.Current = Access{Op: f.Groups[0].At, Site: f.Groups[0].Site}
 	}
 	w.l.addFinding(f)
