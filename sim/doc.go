@@ -193,7 +193,10 @@
 // (its deferred calls run) and no other thread starts. Writes made before
 // the abort stay in memory, exactly as the schedule made them; nothing is
 // rolled back, as on a GPU where a faulting kernel leaves memory partly
-// written.
+// written. A Go panic in a kernel is a KernelPanic finding: its text (cut
+// at 4 KiB) is the Detail, and the value itself is Finding.Panic, so that
+// errors.Is and errors.As on the Report reach an error a kernel panicked
+// with.
 //
 // # Deadlock
 //

@@ -5,11 +5,13 @@ package sim_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gpusim/gpusim/sim"
 )
@@ -264,5 +266,67 @@ func TestOutOfBoundsDeferredSimCallsAsTheThreadUnwinds(t *testing.T) {
 	only(t, r, sim.OutOfBounds)
 	if deferred.Load() != 41*8 {
 		t.Errorf("%d deferred calls ran, want %d", deferred.Load(), 41*8)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// the panic value: an error a kernel panics with is reachable through the
+// Report; a huge panic text is cut, not copied into every report.
+
+type quotaError struct{ n int }
+
+func (e *quotaError) Error() string { return "quota exceeded" }
+
+func TestPanicErrorValueReachableThroughReport(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	sentinel := context.Canceled // any sentinel error: a kernel may panic with it
+	for _, v := range []any{&quotaError{7}, sentinel} {
+		err := dev.Launch(lin(1, 32), func(t *sim.Thread) {
+			if t.ThreadIdx.X == 3 {
+				panic(v)
+			}
+		})
+		sim.ExpectByName(t, err)
+		var r *sim.Report
+		if !errors.As(err, &r) || !r.Has(sim.KernelPanic) {
+			t.Fatalf("panic(%v): want a KernelPanic report, got %v", v, err)
+		}
+		switch v := v.(type) {
+		case *quotaError:
+			var q *quotaError
+			if !errors.As(err, &q) || q.n != 7 {
+				t.Errorf("errors.As(err, *quotaError) = %v, %v; want the value the kernel panicked with", q, errors.As(err, &q))
+			}
+		default:
+			if !errors.Is(err, v.(error)) {
+				t.Errorf("errors.Is(err, %v) = false", v)
+			}
+		}
+	}
+	// A panic with a non-error value adds nothing errors.Is can find.
+	err := dev.Launch(lin(1, 1), func(t *sim.Thread) { panic("plain") })
+	sim.ExpectByName(t, err)
+	if errors.Is(err, context.Canceled) {
+		t.Errorf("a string panic matched context.Canceled: %v", err)
+	}
+}
+
+func TestPanicHugeValueIsCut(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	huge := strings.Repeat("é", 5<<20) // 10 MiB, 2-byte runes
+	err := dev.Launch(lin(1, 1), func(t *sim.Thread) { panic(huge) })
+	sim.ExpectByName(t, err)
+	var r *sim.Report
+	if !errors.As(err, &r) || !r.Has(sim.KernelPanic) {
+		t.Fatalf("want a KernelPanic report, got %v", err)
+	}
+	d := r.Of(sim.KernelPanic)[0].Detail
+	if len(d) > 8<<10 || !strings.Contains(d, "more bytes)") || !utf8.ValidString(d) {
+		t.Errorf("detail of %d bytes (valid UTF-8: %v), want at most 8 KiB ending with the count cut: %.80q...", len(d), utf8.ValidString(d), d)
+	}
+	if n := len(err.Error()); n > 16<<10 {
+		t.Errorf("the report's text is %d bytes", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind classifies a finding.
@@ -178,6 +179,12 @@ type Finding struct {
 	// maxWaitingPerGroup threads of each, one by one.
 	Groups  []StateGroup    `json:",omitempty"`
 	Waiting []WaitingThread `json:",omitempty"`
+	// Panic is the value a KernelPanic's thread panicked with (Detail
+	// holds its text, cut at maxPanicText bytes); nil for other kinds.
+	// Where it is an error, errors.Is and errors.As on the Report reach it.
+	// Of nested panics (a deferred call panicking while the kernel
+	// panics) only the last is kept: recover sees no other.
+	Panic any `json:"-"`
 }
 
 // elementString is element i of memory with rows of cols elements (0:
@@ -243,8 +250,21 @@ type Report struct {
 	Stopped error `json:"-"`
 }
 
-// Unwrap returns Stopped.
-func (r *Report) Unwrap() error { return r.Stopped }
+// Unwrap returns Stopped, if any, and the errors kernels panicked with
+// (Finding.Panic), so that errors.Is(err, context.DeadlineExceeded) and
+// errors.As(err, &myErr) work on the Report.
+func (r *Report) Unwrap() []error {
+	var errs []error
+	if r.Stopped != nil {
+		errs = append(errs, r.Stopped)
+	}
+	for i := range r.Findings {
+		if e, ok := r.Findings[i].Panic.(error); ok {
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
 
 func (r *Report) Error() string {
 	if r == nil {
@@ -536,14 +556,36 @@ func (m *mem) lapsedDetail() string {
 // kernelPanic records a Go panic raised by kernel code, with the kernel line
 // that raised it (the stack is still intact inside the deferred recover).
 func (w *worker) kernelPanic(t *Thread, r any) {
-	detail := fmt.Sprint(r)
+	detail := panicText(r)
 	if e, ok := r.(runtime.Error); ok && strings.Contains(e.Error(), "nil pointer dereference") {
 		if fn := nilEntry(); fn != "" {
 			detail += fmt.Sprintf(" in %s: a nil *Buffer, *Thread or other sim value reached it (a buffer never allocated, or an Alloc whose error was dropped?)", fn)
 		}
 	}
-	w.l.addFinding(Finding{Kind: KernelPanic, Detail: detail,
+	w.l.addFinding(Finding{Kind: KernelPanic, Detail: detail, Panic: r,
 		Current: Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "panic", Site: panicSite()}})
+}
+
+// maxPanicText bounds a panic value's text in a finding: a kernel that
+// panics with a 10 MiB string must not copy it into every report line.
+const maxPanicText = 4 << 10
+
+// panicText is r's text, as fmt.Sprint writes it, cut at maxPanicText
+// bytes (at a rune boundary) with the length of what was cut. A string
+// value is cut before it is copied.
+func panicText(r any) string {
+	s, ok := r.(string)
+	if !ok {
+		s = fmt.Sprint(r) // (which survives an Error or String method that panics)
+	}
+	if len(s) <= maxPanicText {
+		return s
+	}
+	cut := maxPanicText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d more bytes)", s[:cut], len(s)-cut)
 }
 
 // nilEntry is, for a nil pointer dereference being recovered in a
