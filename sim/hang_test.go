@@ -91,6 +91,29 @@ func TestHangWatchdogNamesThreadAndLine(t *testing.T) {
 	}
 }
 
+// A race reported before the watchdog abandons the launch keeps its full
+// count: the stuck worker's repeats, counted without the lock, are added.
+func TestHangKeepsRaceCounts(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x, _ := sim.Alloc[int32](dev, "x", 1)
+	var release atomic.Bool
+	before := baseline()
+	r := report(t, dev, cfg1(2, 32, sim.Options{}.WithWatchdog(100*time.Millisecond)), func(th *sim.Thread) {
+		if th.BlockIdx.X == 0 {
+			x.Store(th, 0, int32(th.ThreadIdx.X)) //@hangRacyStore
+			return
+		}
+		for !release.Load() {
+		}
+	})
+	release.Store(true)
+	waitGoroutines(t, before)
+	races := r.Of(sim.DataRace)
+	if len(races) != 1 || races[0].Count != 31 || races[0].Current.Site != at(t, "hangRacyStore") || !r.Has(sim.Hang) {
+		t.Errorf("want the hang and one race at %s counted 31 times (each store after the first):\n%v", at(t, "hangRacyStore"), r)
+	}
+}
+
 // A thread blocked in the Go runtime (a channel receive, a lock, a sleep)
 // burns no CPU: the watchdog tells it from a thread the machine starves by
 // its goroutine's state, and abandons it as a hang, naming the line.

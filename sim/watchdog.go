@@ -166,6 +166,7 @@ func (l *launch) halt(reason int32) {
 func (l *launch) abandon(w *worker, quiet time.Duration) {
 	l.halt(stopHang)
 	l.mu.Lock()
+	flushStrayRepeats(l, w)
 	l.abandoned = true // (mergeStats reads it)
 	l.mu.Unlock()
 	blk, thr, ok := peekRunning(w)
@@ -224,6 +225,22 @@ func peekRunning(w *worker) (blk, thr Dim3, ok bool) {
 		return Dim3{}, Dim3{}, false
 	}
 	return t.BlockIdx, t.ThreadIdx, true
+}
+
+// flushStrayRepeats adds the races worker w counted without the lock
+// (repeatedRace) to the findings, as mergeStats would have had the launch
+// ended: an abandoned launch's worker never merges. Unsynchronised for the
+// reason peekRunning is; a stray thread that calls into sim again is
+// stopped there, before it counts another race.
+//
+//go:norace
+func flushStrayRepeats(l *launch, w *worker) {
+	for j := range w.repeats {
+		if r := &w.repeats[j]; r.n > 0 {
+			l.findings.list[r.i].Count += int(r.n)
+			r.n = 0
+		}
+	}
 }
 
 // spendBudget makes the stray thread's next Load or Store take the slow
