@@ -156,6 +156,45 @@ func TestSharedDeclaredInconsistentlyIsFinding(t *testing.T) {
 	}
 }
 
+// Shared2D with one length but another shape per thread is the same
+// finding; the same site declared with another shape by a later launch
+// (a kernel factory's parameter) is a new declaration, not a finding.
+func TestShared2DDeclaredInconsistentlyIsFinding(t *testing.T) {
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		r := report(t, dev, cfg1(1, 2, o), func(th *sim.Thread) {
+			rows, cols := 4, 8
+			if th.ThreadIdx.X == 1 {
+				rows, cols = 8, 4
+			}
+			s := sim.Shared2D[float32](th, "s", rows, cols) //@shared2DShape
+			s.Store(th, th.ThreadIdx.X, 1)
+		})
+		f := only(t, r, sim.InvalidShared)
+		if f.Current.Site != at(t, "shared2DShape") || !strings.Contains(f.Detail, "[8][4] here, [4][8]") {
+			t.Errorf("detection %v: %v", o.Detection(), r)
+		}
+	}
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[float32](t, dev, "out", 6)
+	tiled := func(rows, cols int) sim.Kernel {
+		return func(th *sim.Thread) {
+			s := sim.Shared2D[float32](th, "s", rows, cols)
+			s.Store(th, th.ThreadIdx.X*cols, float32(cols))
+			th.SyncThreads()
+			out.Store(th, th.GlobalX(), s.Load(th, th.ThreadIdx.X*cols))
+		}
+	}
+	for _, shape := range [][2]int{{4, 8}, {8, 4}, {4, 8}} {
+		if r := report(t, dev, cfg1(3, 2, sim.Options{}), tiled(shape[0], shape[1])); r != nil {
+			t.Fatalf("[%d][%d]: %v", shape[0], shape[1], r)
+		}
+		if got := out.ToHost(); got[5] != float32(shape[1]) {
+			t.Errorf("[%d][%d]: out = %v", shape[0], shape[1], got)
+		}
+	}
+}
+
 // A shared array whose byte size overflows is the shared-memory-limit
 // finding, not a Go panic.
 func TestSharedSizeOverflowIsSharedLimitFinding(t *testing.T) {

@@ -196,6 +196,7 @@ func declareShared[T Storable](t *Thread, name string, n int, s site) *Buffer[T]
 		b.staticSite[k] = s
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && arr.sharedLen() == n {
 			arr.revive()
+			arr.mem.cols = 0 // (Shared2D sets the block's shape)
 			return arr
 		}
 		arr := newSharedBuffer[T](t.w.l.dev, b, name, n, t.w.l.detect, false)
@@ -287,6 +288,11 @@ func Shared2D[T Storable](t *Thread, name string, rows, cols int) *Buffer[T] {
 		t.sharedError(fmt.Sprintf("shared array %q [%d][%d] has a negative dimension or exceeds the per-block limit", name, rows, cols))
 	}
 	arr := sharedAt[T](t, name, rows*cols)
+	if c := arr.mem.cols; c != cols && c != 0 {
+		// One length, another shape: rows and elements would be named
+		// by whichever thread declared last.
+		t.sharedError(fmt.Sprintf("shared array %q declared inconsistently: [%d][%d] here, [%d][%d] where the block declared it first at this line (a __shared__ array has one shape for the whole block)", name, rows, cols, rows*cols/c, c))
+	}
 	arr.mem.cols = cols
 	return arr
 }
