@@ -122,12 +122,17 @@ func (f *fn) expr(e ast.Expr) string {
 	return "0"
 }
 
+// readPackageVar is the refusal of a package-level variable read in a
+// kernel. Go has no constant arrays: a lookup table or filter becomes a
+// sim.Constant (__constant__ memory), which the simulator checks too.
+const readPackageVar = "kernels cannot read package-level variables (host state, not copied to the GPU); use a const, a sim.Constant for a read-only table (a filter, a lookup table), or pass a buffer"
+
 func (f *fn) ident(x *ast.Ident) string {
 	o := f.obj(x)
 	switch o := o.(type) {
 	case *types.Var:
 		if o.Parent() == f.tr.pkg.Scope() || o.Pkg() != f.tr.pkg {
-			f.errorf(x.Pos(), "kernels cannot read package-level variables (host state, not copied to the GPU); use a const or pass a buffer")
+			f.errorf(x.Pos(), "%s", readPackageVar)
 			return x.Name
 		}
 		if f.threads[o] {
@@ -281,7 +286,7 @@ func (f *fn) selector(x *ast.SelectorExpr) string {
 	// or a function of another package.
 	switch info.Uses[x.Sel].(type) {
 	case *types.Var:
-		f.errorf(x.Pos(), "kernels cannot read package-level variables (host state, not copied to the GPU); use a const or pass a buffer")
+		f.errorf(x.Pos(), "%s", readPackageVar)
 	case *types.Func:
 		f.errorf(x.Pos(), "function values cannot run on the GPU; call the function directly")
 	default:

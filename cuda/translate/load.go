@@ -38,9 +38,21 @@ func Load(dir string, patterns ...string) (*Result, error) {
 	}
 	var errs []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		// go list reports a type error the compiler found too (relative
+		// path, "# pkg" header), and the type checker reports it again:
+		// go list's errors are printed only where nothing else says why.
+		var checked, listed []string
 		for _, e := range p.Errors {
-			errs = append(errs, e.Error())
+			if e.Kind == packages.ListError {
+				listed = append(listed, e.Error())
+			} else {
+				checked = append(checked, e.Error())
+			}
 		}
+		if len(checked) == 0 {
+			checked = listed
+		}
+		errs = append(errs, checked...)
 	})
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("translate: %s", strings.Join(errs, "\n"))
@@ -51,6 +63,7 @@ func Load(dir string, patterns ...string) (*Result, error) {
 		res.Kernels = append(res.Kernels, r.Kernels...)
 		res.Diagnostics = append(res.Diagnostics, r.Diagnostics...)
 		res.Refused = append(res.Refused, r.Refused...)
+		res.Notes = append(res.Notes, r.Notes...)
 	}
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"strings"
 	"sync"
 	"testing"
 
@@ -102,5 +103,17 @@ func TestLoadIgnoresStaleGeneratedFile(t *testing.T) {
 	}
 	if len(res.Kernels) != 1 || res.Kernels[0].Twin.GoName != "stale.Renamed" {
 		t.Errorf("kernels %v, want stale.Renamed alone", res.Kernels)
+	}
+}
+
+// A package that does not type-check is an error that names each type
+// error once (go list and the type checker both report it).
+func TestLoadTypeErrorOnce(t *testing.T) {
+	_, err := Load("testdata/typeerror", ".")
+	if err == nil {
+		t.Fatal("Load of a package with a type error succeeded")
+	}
+	if n := strings.Count(err.Error(), "undefinedName"); n != 1 {
+		t.Errorf("the type error is named %d times, want once:\n%v", n, err)
 	}
 }

@@ -154,3 +154,31 @@ func clash(out *sim.Buffer[float32]) sim.Kernel {
 		}
 	}
 }
+
+// What looks like a kernel but is not translated is noted, with the form
+// to write; a helper taking the thread, which kernels call, is not.
+func TestUntranslatedKernelsAreNoted(t *testing.T) {
+	res := translateSrc(t, `package p
+import "github.com/gpusim/gpusim/sim"
+func Plain(t *sim.Thread) {}
+func sync(t *sim.Thread) { t.SyncThreads() }
+func Scale[T float32 | float64](x *sim.Buffer[T]) sim.Kernel {
+	return func(t *sim.Thread) { x.Store(t, 0, 1) }
+}
+func Used[T float32 | float64](x *sim.Buffer[T]) sim.Kernel {
+	return func(t *sim.Thread) { sync(t); x.Store(t, 0, 1) }
+}
+var _ = Used[float32]
+`)
+	if len(res.Diagnostics) > 0 || len(res.Kernels) != 1 {
+		t.Fatalf("%v, %d kernels", res.Diagnostics, len(res.Kernels))
+	}
+	var got []string
+	for _, n := range res.Notes {
+		got = append(got, n.Message)
+	}
+	if len(got) != 2 || !strings.Contains(got[0], "Plain is a func(*sim.Thread)") || !strings.Contains(got[0], "func Plain(buffers and values...) sim.Kernel") ||
+		!strings.Contains(got[1], "Scale is generic") || !strings.Contains(got[1], "var _ = Scale[float32]") {
+		t.Errorf("notes:\n%s", strings.Join(got, "\n"))
+	}
+}

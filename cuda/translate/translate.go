@@ -28,6 +28,11 @@ type Result struct {
 	// Twin.GoName would ("pkg.Scale[float32]"). After a bug of the
 	// translator, which translates nothing, it names every kernel function.
 	Refused []string
+	// Notes name what looks like a kernel but is not translated, with
+	// what to write instead: a func(*sim.Thread) used as a value (the
+	// translator takes functions returning sim.Kernel), a generic kernel
+	// that no non-test file instantiates. They are not refusals.
+	Notes []Diagnostic
 }
 
 // Diagnostic is one refusal: where, why in one sentence, then what to write
@@ -169,6 +174,7 @@ func Translate(fset *token.FileSet, files []*ast.File, pkg *types.Package, info 
 	}
 	tr.collectConstants(files)
 	tr.collectInstances()
+	res.Notes = tr.untranslatedKernels(files, kernels)
 	tr.nameEntries(kernels)
 	tr.reserveCalled(kernels)
 	tr.computeEffects()
@@ -265,6 +271,65 @@ func (tr *translator) fileScopeName(base string) string {
 func (tr *translator) isKernelFunc(f *types.Func) bool {
 	sig := f.Type().(*types.Signature)
 	return sig.Recv() == nil && sig.Results().Len() == 1 && tr.isNamedSim(sig.Results().At(0).Type(), "Kernel")
+}
+
+// untranslatedKernels notes the package's functions that look like
+// kernels but that Translate leaves out: a top-level func(*sim.Thread)
+// that no function of the package calls (a helper taking the thread is
+// called; a kernel is launched as a value), and a generic kernel that no
+// non-test file instantiates.
+func (tr *translator) untranslatedKernels(files []*ast.File, kernels []*ast.FuncDecl) []Diagnostic {
+	called := map[*types.Func]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				fun := ast.Unparen(c.Fun)
+				if ix, ok := fun.(*ast.IndexExpr); ok {
+					fun = ix.X
+				} else if ix, ok := fun.(*ast.IndexListExpr); ok {
+					fun = ix.X
+				}
+				if id, ok := fun.(*ast.Ident); ok {
+					if fn, ok := tr.info.Uses[id].(*types.Func); ok {
+						called[fn.Origin()] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	var notes []Diagnostic
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || fd.Body == nil {
+				continue
+			}
+			obj, _ := tr.info.Defs[fd.Name].(*types.Func)
+			if obj == nil || called[obj] {
+				continue
+			}
+			sig := obj.Type().(*types.Signature)
+			if sig.Params().Len() == 1 && sig.Results().Len() == 0 && sig.TypeParams().Len() == 0 && tr.isThreadPtr(sig.Params().At(0).Type()) {
+				notes = append(notes, Diagnostic{tr.fset.Position(fd.Pos()), fmt.Sprintf(
+					"%s is a func(*sim.Thread), which is not translated: write it as func %s(buffers and values...) sim.Kernel { return func(t *sim.Thread) { ... } }", fd.Name.Name, fd.Name.Name)})
+			}
+		}
+	}
+	for _, fd := range kernels {
+		obj := tr.info.Defs[fd.Name].(*types.Func)
+		if obj.Type().(*types.Signature).TypeParams().Len() > 0 && len(tr.instances[obj]) == 0 {
+			notes = append(notes, Diagnostic{tr.fset.Position(fd.Pos()), fmt.Sprintf(
+				"%s is generic and no non-test file of the package instantiates it, so it has no CUDA: name each instance the GPU needs, e.g. var _ = %s[float32]", fd.Name.Name, fd.Name.Name)})
+		}
+	}
+	return notes
+}
+
+// isThreadPtr reports whether t is *sim.Thread.
+func (tr *translator) isThreadPtr(t types.Type) bool {
+	p, ok := t.(*types.Pointer)
+	return ok && tr.isNamedSim(p.Elem(), "Thread")
 }
 
 // collectInstances records, for every generic function of the package, the

@@ -102,11 +102,18 @@ func morePackages(n int) string {
 // allOrNothing a refusal writes nothing, as gpusim once did.
 func (e *env) writeTranslation(res *translate.Result, pattern, outDir, goDir string, allOrNothing bool) error {
 	wd, _ := os.Getwd()
-	for _, d := range res.Diagnostics {
+	relative := func(d translate.Diagnostic) translate.Diagnostic {
 		if rel, err := filepath.Rel(wd, d.Pos.Filename); wd != "" && err == nil && !strings.HasPrefix(rel, "..") {
 			d.Pos.Filename = rel
 		}
-		fmt.Fprintf(e.stderr, "%s\n", d)
+		return d
+	}
+	for _, d := range res.Diagnostics {
+		fmt.Fprintf(e.stderr, "%s\n", relative(d))
+	}
+	for _, d := range res.Notes {
+		d = relative(d)
+		fmt.Fprintf(e.stderr, "%s: note: %s\n", d.Pos, d.Message)
 	}
 	var refusal string
 	if n := len(res.Diagnostics); n > 0 {
