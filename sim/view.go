@@ -56,9 +56,18 @@ func (b *Buffer[T]) View(off, n int) *Buffer[T] {
 		panic(err)
 	}
 	if off < 0 || n < 0 || off > b.n || n > b.n-off {
+		b.freedMisuse("View")
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "View", What: fmt.Sprintf("view [%d, %d+%d) of buffer %q of %d elements reaches past its end", off, off, n, b.name, b.n)})
 	}
 	return viewOf[T, T](b, off, n)
+}
+
+// freedMisuse panics, for op on b out of range, with the reason when b is
+// freed (Free leaves it no elements): a use after Free, not a bad range.
+func (b *Buffer[T]) freedMisuse(op string) {
+	if b.freed || b.vroot != nil && b.vroot.freed {
+		panic(&MisuseError{Code: ErrInvalidValue, Op: op, What: fmt.Sprintf("buffer %q is freed (use after Free)", b.name)})
+	}
 }
 
 // Offset returns the view of b from element off to its end: `b + off`.
@@ -71,6 +80,7 @@ func (b *Buffer[T]) Offset(off int) *Buffer[T] {
 		panic(err)
 	}
 	if off < 0 || off > b.n {
+		b.freedMisuse("Offset")
 		panic(&MisuseError{Code: ErrInvalidValue, Op: "Offset", What: fmt.Sprintf("offset %d is outside buffer %q of %d elements", off, b.name, b.n)})
 	}
 	v := viewOf[T, T](b, off, b.n-off)

@@ -200,6 +200,25 @@ func TestViewPastEndRefused(t *testing.T) {
 	}
 }
 
+// A view of a freed buffer is refused as a use after Free, not as a range
+// past the end of a buffer Free left with no elements.
+func TestViewOfFreedBufferSaysFreed(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	base := zeroed[int32](t, dev, "base", 16)
+	base.Free()
+	for _, mk := range []func(){func() { base.View(0, 2) }, func() { base.Offset(1) }} {
+		func() {
+			defer func() {
+				var me *sim.MisuseError
+				if e, ok := recover().(error); !ok || !errors.As(e, &me) || !strings.Contains(me.Error(), "freed") {
+					t.Errorf("want a *MisuseError panic saying the buffer is freed, got %v", e)
+				}
+			}()
+			mk()
+		}()
+	}
+}
+
 func TestPanicViewPastEndInKernel(t *testing.T) {
 	dev := sim.NewDevice(sim.H100)
 	base := zeroed[int32](t, dev, "base", 16)
