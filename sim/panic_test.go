@@ -330,3 +330,27 @@ func TestPanicHugeValueIsCut(t *testing.T) {
 		t.Errorf("the report's text is %d bytes", n)
 	}
 }
+
+// A barrier a panicking thread reaches through `defer t.SyncThreads()` is
+// named at the kernel's line that panicked, not inside the Go runtime.
+func TestPanicDeferredBarrierSitedInKernel(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	r := exec(t, dev, lin(1, 32), func(t *sim.Thread) {
+		defer t.SyncThreads()
+		if t.ThreadIdx.X == 3 {
+			panic("bad input") //@deferPanic
+		}
+	})
+	wantKind(t, r, sim.KernelPanic)
+	for _, f := range r.Findings {
+		for _, s := range []string{f.Current.Site, f.Previous.Site} {
+			if strings.Contains(s, "runtime/") {
+				t.Errorf("a finding sited in the Go runtime:\n%v", r)
+			}
+		}
+	}
+	if !strings.Contains(r.Error(), at(t, "deferPanic")) {
+		t.Errorf("want the panic's line %s:\n%v", at(t, "deferPanic"), r)
+	}
+}

@@ -108,7 +108,7 @@ func classify(pc uintptr) pcClass {
 			c.boundary = true
 			break
 		}
-		if f.Function != "" && !(strings.HasPrefix(f.Function, simPkg) && !strings.HasSuffix(f.File, "_test.go")) {
+		if f.Function != "" && !passedFrame(f) {
 			c.internal = false
 			c.kernelPC = pc
 			c.site, c.fn = internSite(siteInfo{file: f.File, line: f.Line, fn: f.Function})
@@ -123,6 +123,16 @@ func classify(pc uintptr) pcClass {
 	siteTable.byPC[pc] = c
 	siteTable.Unlock()
 	return c
+}
+
+// passedFrame reports whether a walk from a sim entry point up to the
+// kernel's line passes frame f: sim's own (its non-test files), and the
+// runtime's, which calls a kernel's deferred `defer t.SyncThreads()` while
+// the kernel panics (the site is then the line that panicked, not
+// runtime/panic.go).
+func passedFrame(f runtime.Frame) bool {
+	return strings.HasPrefix(f.Function, simPkg) && !strings.HasSuffix(f.File, "_test.go") ||
+		strings.HasPrefix(f.Function, "runtime.")
 }
 
 func internSite(s siteInfo) (site, int32) {
@@ -292,7 +302,7 @@ func slowCaller() pcClass {
 		if f.Function == runThreadFunc || f.Function == "" {
 			break
 		}
-		if !(strings.HasPrefix(f.Function, simPkg) && !strings.HasSuffix(f.File, "_test.go")) {
+		if !passedFrame(f) {
 			var c pcClass
 			c.site, c.fn = internSite(siteInfo{file: f.File, line: f.Line, fn: f.Function})
 			c.line = int32(f.Line)
