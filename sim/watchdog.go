@@ -42,15 +42,48 @@ func (l *launch) supervise(ctx context.Context) {
 	}()
 	wd := l.opts.Watchdog()
 	cancelled := ctx.Done()
+	// tick drives the watchdog: every period, wd/8 within [1ms, 1s], or
+	// every second while only the context can end the launch.
 	var tick <-chan time.Time
-	if wd > 0 || cancelled != nil {
-		period := time.Second
-		if wd > 0 {
-			period = min(max(wd/8, time.Millisecond), time.Second)
+	var tk *time.Ticker
+	defer func() {
+		if tk != nil {
+			tk.Stop()
 		}
-		tk := time.NewTicker(period)
-		defer tk.Stop()
+	}()
+	period := time.Second
+	if wd > 0 {
+		period = min(max(wd/8, time.Millisecond), time.Second)
+	}
+	setTicks := func(p time.Duration) {
+		period = p
+		if tk == nil {
+			tk = time.NewTicker(p)
+		} else {
+			tk.Reset(p)
+		}
 		tick = tk.C
+	}
+	if wd > 0 || cancelled != nil {
+		setTicks(period)
+	}
+	// stopping starts the grace a thread that reaches no scheduling point
+	// gets once the launch is stopped (cancelled, or past its time limit):
+	// it is abandoned after cancelGrace even with the watchdog off, and
+	// ticks come often enough to abandon it within about that, not a whole
+	// slow period later.
+	var beats []beatMark
+	stopping := func() {
+		if wd <= 0 || wd > cancelGrace {
+			wd = cancelGrace
+		}
+		for i := range beats {
+			beats[i].since = time.Now()
+			beats[i].cpu, _ = processCPU()
+		}
+		if tick == nil || period > cancelGrace/8 {
+			setTicks(cancelGrace / 8)
+		}
 	}
 	var limit <-chan time.Time
 	if tl := l.opts.timeLimit; tl > 0 {
@@ -58,7 +91,6 @@ func (l *launch) supervise(ctx context.Context) {
 		defer tm.Stop()
 		limit = tm.C
 	}
-	var beats []beatMark
 	for {
 		select {
 		case <-done:
@@ -67,32 +99,11 @@ func (l *launch) supervise(ctx context.Context) {
 			cancelled = nil
 			l.stopped = ctx.Err()
 			l.halt(stopCancel)
-			// A thread that reaches no scheduling point is abandoned after
-			// cancelGrace even with the watchdog off.
-			if wd <= 0 || wd > cancelGrace {
-				wd = cancelGrace
-			}
-			for i := range beats {
-				beats[i].since = time.Now()
-				beats[i].cpu, _ = processCPU()
-			}
+			stopping()
 		case <-limit:
 			limit = nil
 			l.halt(stopBudget)
-			// As after a cancellation: a thread that reaches no
-			// scheduling point is abandoned after cancelGrace.
-			if wd <= 0 || wd > cancelGrace {
-				wd = cancelGrace
-			}
-			for i := range beats {
-				beats[i].since = time.Now()
-				beats[i].cpu, _ = processCPU()
-			}
-			if tick == nil {
-				tk := time.NewTicker(cancelGrace / 8)
-				defer tk.Stop()
-				tick = tk.C
-			}
+			stopping()
 		case now := <-tick:
 			if wd <= 0 {
 				continue
