@@ -386,11 +386,23 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		// read is not recorded. (It used to displace another thread's
 		// plain read when the first slot held the thread's own, and that
 		// read's race with a later atomic store went unreported.)
+		//
+		// Another thread's strong read in the second slot that this
+		// read does not come after gives way to it, except where this
+		// thread wrote the cell last: its read then matters less than
+		// the other's, which a warp-mate's volatile write with no
+		// __syncwarp between races with (warpVolatile). Keeping the
+		// newest, the owner's own read of s[i] before it rewrote s[i]
+		// displaced lane 0's read of s[i] in a warp-synchronous unroll.
 		strongRead := func(a *access) bool { return a.site&(atomicBit|writeBit) == atomicBit }
 		switch {
 		case a0.gid < floor || strongRead(&a0) && (a0.gid == g || ordered(&a0)):
 			p[0] = nr
-		case a1.gid < floor || strongRead(&a1):
+		case a1.gid < floor || strongRead(&a1) && (a1.gid == g || ordered(&a1)):
+			p[1] = nr
+		case strongRead(&a1) && aw.gid == g && !strongRead(&a0):
+			return
+		case strongRead(&a1):
 			p[1] = nr
 		case strongRead(&a0):
 			p[0] = p[1]

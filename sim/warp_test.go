@@ -216,6 +216,58 @@ func TestRaceWarpSynchronousWithoutSyncWarp(t *testing.T) {
 	onlyKinds(t, r, sim.DataRace)
 }
 
+// The volatile unroll of a reduction's last warp, all 32 lanes in every
+// step: with a __syncwarp between each step's reads and its write it is
+// correct since Volta; with one __syncwarp per step only (the commonest
+// wrong fix), lane i reads s[i+off] while lane i+off rewrites it. The
+// block's tree before it writes s with plain stores, as Harris's does.
+func volatileUnroll(out *sim.Buffer[float32], splitStep bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		s := sim.Shared[float32](t, "sdata", 64)
+		tid := t.ThreadIdx.X
+		s.Store(t, tid, 1)
+		s.Store(t, tid+32, 1)
+		t.SyncWarp(sim.FullMask)
+		for off := 32; off > 0; off >>= 1 {
+			v := s.LoadVolatile(t, tid) + s.LoadVolatile(t, tid+off) //@vuR
+			if splitStep {
+				t.SyncWarp(sim.FullMask)
+			}
+			s.StoreVolatile(t, tid, v) //@vuW
+			t.SyncWarp(sim.FullMask)
+		}
+		if tid == 0 {
+			out.Store(t, 0, s.Load(t, 0))
+		}
+	}
+}
+
+func TestNoRaceVolatileUnrollSyncWarpBetweenReadAndWrite(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		t.Run(name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			out := zeroed[float32](t, dev, "out", 1)
+			wantClean(t, exec(t, dev, sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), Options: o}, volatileUnroll(out, true)))
+			if got := out.ToHost()[0]; got != 64 {
+				t.Errorf("sum %v, want 64", got)
+			}
+		})
+	}
+}
+
+func TestRaceVolatileUnrollOneSyncWarpPerStep(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		t.Run(name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			out := zeroed[float32](t, dev, "out", 1)
+			r := exec(t, dev, sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), Options: o}, volatileUnroll(out, false))
+			wantRace(t, r, sim.SharedSpace, "sdata", at(t, "vuW"), at(t, "vuR"))
+		})
+	}
+}
+
 // __syncwarp orders a warp, not the block.
 func crossWarp(out *sim.Buffer[int32], block bool) sim.Kernel {
 	return func(t *sim.Thread) {
