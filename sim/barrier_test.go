@@ -210,6 +210,83 @@ func TestNoRaceTripLoopBarrierAtBottomWholeWarps(t *testing.T) {
 	}
 }
 
+// syncHelper is __syncthreads in a device function of its own, called from
+// more than one line: its barrier stands at one line wherever it is called
+// from, and only the call lines tell the calls apart. (noinline keeps the
+// call line on the stack: the site lookup sees the innermost function of an
+// inlined call only.)
+//
+//go:noinline
+func syncHelper(t *sim.Thread) {
+	t.SyncThreads() //@syncHelperBar
+}
+
+// helperTwice syncs through syncHelper at two lines, and threads with
+// tid%3 != 0 return between the two calls: they return before reaching the
+// second barrier, which counts as arrived (Volta and later), as it does with
+// SyncThreads written out at both lines.
+func helperTwice(out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		sh := sim.Shared[int32](t, "sh", 64)
+		tid := t.ThreadIdx.X
+		sh.Store(t, tid, int32(tid))
+		syncHelper(t)
+		if tid%3 != 0 {
+			return
+		}
+		v := sh.Load(t, (tid+1)%64)
+		syncHelper(t)
+		sh.Store(t, tid, v)
+		out.Store(t, tid/3, v)
+	}
+}
+
+func TestNoBarrierDivergenceHelperCalledTwiceReturnBetween(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 22)
+	wantClean(t, exec(t, dev, lin(1, 64), helperTwice(out)))
+	for i, v := range out.ToHost() {
+		if want := int32(3*i+1) % 64; v != want {
+			t.Fatalf("out[%d] = %d, want %d", i, v, want)
+		}
+	}
+}
+
+// treeWithHelper is treeWithTripBound (bound = tid) with the barrier at the
+// loop's bottom inside syncHelper, which the kernel also calls before the
+// loop: lanes of warp 0 leave the loop after different iteration counts
+// while others of their warp wait at the same call of the same helper.
+func treeWithHelper(out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		sh := sim.Shared[int32](t, "sh", 64)
+		tid := t.ThreadIdx.X
+		sh.Store(t, tid, 1)
+		syncHelper(t)
+		for stride := 32; stride > tid; stride /= 2 {
+			sh.Store(t, tid, sh.Load(t, tid)+sh.Load(t, tid+stride))
+			syncHelper(t)
+		}
+		if tid == 0 {
+			out.Store(t, 0, sh.Load(t, 0))
+		}
+	}
+}
+
+func TestBarrierDivergenceTripLoopHelperBarrierAtBottom(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 64), treeWithHelper(out))
+	f := wantKind(t, r, sim.BarrierDivergence)
+	if f.Previous.Site != at(t, "syncHelperBar") || f.Current.Site != at(t, "syncHelperBar") {
+		t.Errorf("sites %q and %q, want both %s\n%v", f.Current.Site, f.Previous.Site, at(t, "syncHelperBar"), r)
+	}
+	if want := fmt.Sprintf("left its loop after the barrier at line %d", lineNo(t, "syncHelperBar")); !strings.Contains(f.Detail, want) {
+		t.Errorf("detail %q does not say %q\n%v", f.Detail, want, r)
+	}
+}
+
 // Threads drop out of an iterative loop at the bottom of an iteration (they
 // exit before reaching the loop's first barrier again); the rest go on.
 // Exited threads count as arrived (Volta and later).

@@ -1034,25 +1034,48 @@ func (w *worker) checkPast(b *block, t *Thread) {
 
 // checkLeftLoop reports thread t, which exited straight after the barrier
 // the block passed last (no kernel line in between), if that barrier stands
-// at or after the awaited one in the same function and lanes of t's warp
-// wait: the per-thread trip count of a loop with its barrier at the bottom
-// (for s := 32; s > tid; s /= 2 { ...; __syncthreads() }). A thread whose
-// last barrier stands before the awaited one returned before reaching it,
-// which counts as arrived; so does a whole warp leaving the loop.
+// at or after the awaited one and lanes of t's warp wait: the per-thread
+// trip count of a loop with its barrier at the bottom (for s := 32; s > tid;
+// s /= 2 { ...; __syncthreads() }). A thread whose last barrier stands
+// before the awaited one returned before reaching it, which counts as
+// arrived; so does a whole warp leaving the loop.
+//
+// Which of the two barriers stands first is decided in the innermost
+// function of the awaited barrier's call chain in which the two stand at
+// different lines: a function in which both stand at one line (a helper
+// holding the barrier, or the line calling it) orders nothing, so an outer
+// caller decides (the helper called from two lines is in the order of its
+// calls). Only when they stand at one line in every function they share
+// are they one barrier, which the others came back round to.
 func (w *worker) checkLeftLoop(b *block, t *Thread) {
 	if !warpWaits(b, t) {
 		return
 	}
+	var at pastOp
+	shared := false
 	for _, c := range b.barChain {
-		if last, ok := lastOp(b.lastChain, c.fn); ok && last.line >= c.line {
-			w.l.addFinding(Finding{Kind: BarrierDivergence,
-				Detail: fmt.Sprintf("thread %s of block %s did not arrive at the barrier: it left its loop after the barrier at line %d and exited while lanes of its warp wait",
-					t.ThreadIdx.IndexString(), b.idx.IndexString(), last.line),
-				Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit", Site: last.site.String()},
-				Previous: threadAccess(b.bar.first, barNames[b.bar.kind], b.bar.site)})
+		last, ok := lastOp(b.lastChain, c.fn)
+		if !ok {
+			continue
+		}
+		if last.line < c.line {
 			return
 		}
+		if !shared {
+			at, shared = last, true // the innermost: the barrier (or the helper's) line
+		}
+		if last.line > c.line {
+			break
+		}
 	}
+	if !shared {
+		return
+	}
+	w.l.addFinding(Finding{Kind: BarrierDivergence,
+		Detail: fmt.Sprintf("thread %s of block %s did not arrive at the barrier: it left its loop after the barrier at line %d and exited while lanes of its warp wait",
+			t.ThreadIdx.IndexString(), b.idx.IndexString(), at.line),
+		Current:  Access{Block: t.BlockIdx, Thread: t.ThreadIdx, Op: "exit", Site: at.site.String()},
+		Previous: threadAccess(b.bar.first, barNames[b.bar.kind], b.bar.site)})
 }
 
 // lastOp returns chain's entry in function fn.

@@ -105,7 +105,10 @@
 // guard `if (i >= n) return;` ahead of a barrier (not reported). In a loop
 // of barriers, a thread that leaves at the bottom of an iteration is
 // reported only if lanes of its own warp wait at the barrier (per-thread
-// trip counts are; a whole warp retiring is not). A barrier also passes on
+// trip counts are; a whole warp retiring is not); whether the barrier it
+// passed last stands at or after the awaited one is decided in the innermost
+// function in which the two stand at different lines (a helper holding the
+// barrier, called from two lines, by its call lines). A barrier also passes on
 // what any waiting thread acquired through atomics and fences, so the rest
 // of the block may read what a leader thread's acquire made visible.
 //
