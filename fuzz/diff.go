@@ -88,9 +88,12 @@ const (
 // (TestOwnStrongReadKeepsPlainRead), a third concurrent plain read dropped
 // from the read slots (TestThirdPlainReadKept), a shared array's release
 // history leaking into the next block that reused it
-// (TestSharedReleaseStaysInItsBlock), and a thread unwound by a fatal
+// (TestSharedReleaseStaysInItsBlock), a thread unwound by a fatal
 // finding reported as passing a barrier by
-// (TestAbortedThreadNotReportedAsPassingBarrier). A new one is added here
+// (TestAbortedThreadNotReportedAsPassingBarrier), and a thread returning
+// between two barriers reported as leaving a loop because a caller frame
+// stood at one line for both (TestLeftLoopDecidedByInnermostDifferingLine).
+// A new one is added here
 // as a named constant that compareRun counts, with its test, until sim is
 // fixed.
 

@@ -155,3 +155,44 @@ func TestSharedReleaseStaysInItsBlock(t *testing.T) {
 		t.Fatalf("sim and the reference disagree: %v", c.diffs)
 	}
 }
+
+// TestLeftLoopDecidedByInnermostDifferingLine: <<<2, 4>>>, if (tid%3==0) {
+// __syncthreads() } __syncthreads(). Threads 0 and 3 wait at the first
+// barrier while 1 and 2 wait at the second (barrier divergence, both
+// report it); 1 and 2 then exit while 0 and 3 wait at the second. sim's
+// left-loop check used to compare the block's last barrier with the awaited
+// one in every function of the call chain and call a function in which both
+// stand at one line a loop: here the interpreter's line calling execSlot,
+// reported as "it left its loop after the barrier at line 153" (interp.go),
+// a loop the program does not have; the same with no divergence at all
+// (__syncthreads(); if (tid%3==0) { __syncthreads() }: threads return
+// before the second barrier). Now the innermost function in which the two
+// barriers stand at different lines orders them. Where the block's last
+// barrier is the awaited one (if (tid%3==1) { __syncthreads() }
+// __syncthreads(): thread 0 arrives first, at the second), both report the
+// threads that exit straight after it while a lane of their warp waits.
+func TestLeftLoopDecidedByInnermostDifferingLine(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want []barKey
+	}{
+		{"left-loop-caller-line-tie", []barKey{{"diverge", 2, 1}}},
+		{"return-between-barriers-not-left-loop", nil},
+		{"left-loop-after-divergent-phase", []barKey{{"diverge", 1, 2}, {"passed", 2, 2}}},
+	} {
+		p := readRegression(t, c.name)
+		for _, o := range schedulesFor(3) {
+			run := runOnSim(p, o)
+			v := analyze(p, run.trace, o.Schedule() == sim.RandomOrder, run.inflight)
+			cmp := compareRun(run, v, nil)
+			got := viewOf(run.report).barriers
+			ok := len(got) == len(c.want) && len(cmp.diffs) == 0 && len(cmp.known) == 0
+			for _, k := range c.want {
+				ok = ok && got[k]
+			}
+			if !ok {
+				t.Fatalf("%s: want barrier findings %v from both, with no disagreement:\n%s", c.name, c.want, describe(run, v, cmp))
+			}
+		}
+	}
+}

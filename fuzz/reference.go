@@ -70,7 +70,10 @@ import (
 // access at a slot after the awaited barrier's (slots are in program text
 // order, as source lines are), unless the block's previous barrier is at
 // or after the awaited one and the access after that (the bottom of a
-// loop), and no lane of its warp waits.
+// loop), and no lane of its warp waits; and a thread that exits with no
+// memory access since the block's previous barrier, when that barrier is at
+// or after the awaited one (it left a loop of barriers at the bottom) and a
+// lane of its warp waits.
 //
 // Warp collectives complete when every lane of the mask that exists and
 // has not exited has arrived; a lane whose mask leaves it out, or lanes
@@ -747,7 +750,14 @@ func (r *reference) releaseBarrier(blk int) {
 	// Threads that exited in this phase after running on past the barrier.
 	for _, g := range b.exitedNow {
 		u := r.th[g]
-		if u.pastMax < 0 || u.pastMax <= b.firstSlot {
+		if u.pastMax < 0 {
+			if b.lastBar >= b.firstSlot && r.warpWaits(u) {
+				r.v.barriers[barKey{"passed", b.lastBar, b.firstSlot}] = true
+				r.finding(sim.BarrierDivergence)
+			}
+			continue
+		}
+		if u.pastMax <= b.firstSlot {
 			continue
 		}
 		if b.lastBar >= b.firstSlot && u.pastMax > b.lastBar && !r.warpWaits(u) {
@@ -813,7 +823,7 @@ func (r *reference) exit(t *refThread) {
 	b := r.blocks[t.block]
 	b.live--
 	b.exited = append(b.exited, t.g)
-	if t.pastMax >= 0 {
+	if t.pastMax >= 0 || b.lastBar >= 0 {
 		b.exitedNow = append(b.exitedNow, t.g)
 	}
 	// Collectives that waited for this lane alone complete.
