@@ -37,7 +37,7 @@ func TestOutputFormat(t *testing.T) {
 		}, `^gpusim: 1 finding\(s\)
 \[1\] uninitialised read on global "x"\[0\]: read before the host or any thread wrote it
     read by block \(0\) thread \(0\) at sim/output_test\.go:\d+
-    \(4 occurrences of this pair of lines\)$`},
+    \(4 occurrences at this line\)$`},
 		{"out of bounds", 4, func(dev *sim.Device) sim.Kernel {
 			x, _ := sim.Alloc[int32](dev, "x", 2)
 			return func(t *sim.Thread) { x.Store(t, t.ThreadIdx.X-1, 1) }

@@ -226,8 +226,11 @@ func (f Finding) String() string {
 			fmt.Fprintf(&b, "\n    block %s thread %s: %s at %s", w.Block.IndexString(), w.Thread.IndexString(), w.At, w.Site)
 		}
 	}
-	if f.Count > 1 {
+	switch {
+	case f.Count > 1 && (f.Previous.Op != "" || f.Previous.Host):
 		fmt.Fprintf(&b, "\n    (%d occurrences of this pair of lines)", f.Count)
+	case f.Count > 1:
+		fmt.Fprintf(&b, "\n    (%d occurrences at this line)", f.Count)
 	}
 	return b.String()
 }
