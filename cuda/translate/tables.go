@@ -143,7 +143,7 @@ func emitLdg(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
 }
 
 func emitSharedMisplaced(f *fn, c *ast.CallExpr, _ ast.Expr, _ bool) string {
-	f.errorf(c.Pos(), "a shared array is declared by assigning the call to a new variable, which names the array in CUDA; write x := sim.Shared[T](t, \"x\", n) at the top of the function body")
+	f.errorf(c.Pos(), "a shared array is declared by assigning the call to a new variable, which names the array in CUDA; write x := sim.Shared[T](t, \"x\", n) (anywhere in the body); to choose between arrays, declare each and choose a pointer: a := sim.Shared...; b := sim.Shared...; x := a; if cond { x = b }")
 	return "0"
 }
 
