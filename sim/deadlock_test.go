@@ -504,6 +504,102 @@ func TestDeadlockWarpCooperativePollingNeverSet(t *testing.T) {
 	}
 }
 
+// The two ways to write a spin lock, under the lockstep (pre-Volta) warp
+// model. Written the pre-Volta-safe way, the critical section and the
+// release stand inside the branch that took the lock: a SIMT stack runs
+// that branch to its end (after the release) before the losers go round
+// the loop again, so the lock works within a warp. Written the naive way,
+// `for atomicCAS(...) != 0 {}` with the release after the loop, the winner
+// leaves the loop and waits at its exit for the losers, which spin for
+// ever: a deadlock on a Pascal GPU, reported. Both make the same calls into
+// sim from lines in the same order; only the extent of the loop (read from
+// the source) tells them apart. Each lane count and schedule, since the
+// lanes' order decides which lane wins first.
+
+func doneFlagLock(lock, x *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		done := false
+		for !done {
+			if sim.AtomicCAS(t, lock, 0, 0, 1) == 0 {
+				t.ThreadFence()
+				x.Store(t, 0, x.Load(t, 0)+1)
+				t.ThreadFence()
+				sim.AtomicExch(t, lock, 0, 0)
+				done = true
+			}
+		}
+	}
+}
+
+func naiveLock(lock, x *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		for sim.AtomicCAS(t, lock, 0, 0, 1) != 0 { //@naiveSpin
+		}
+		t.ThreadFence()
+		x.Store(t, 0, x.Load(t, 0)+1)
+		t.ThreadFence()
+		sim.AtomicExch(t, lock, 0, 0) //@naiveRelease
+	}
+}
+
+func TestNoDeadlockLockstepDoneFlagLock(t *testing.T) {
+	t.Parallel()
+	for _, threads := range []int{32, 2, 3, 64, 40} {
+		for seed := uint64(0); seed <= 4; seed++ {
+			opts := sim.Options{}
+			if seed > 0 {
+				opts = random(seed)
+			}
+			dev := sim.NewDevice(sim.H100)
+			lock := zeroed[int32](t, dev, "lock", 1)
+			x := zeroed[int32](t, dev, "x", 1)
+			if r := exec(t, dev, lin(1, threads, opts.WithWarpModel(sim.Lockstep)), doneFlagLock(lock, x)); r != nil {
+				t.Fatalf("%d threads, seed %d (0: natural order): want no findings, got:\n%v", threads, seed, r)
+			}
+			if got := x.ToHost()[0]; got != int32(threads) {
+				t.Fatalf("%d threads, seed %d: x = %d, want %d", threads, seed, got, threads)
+			}
+		}
+	}
+}
+
+func TestDeadlockLockstepNaiveLock(t *testing.T) {
+	t.Parallel()
+	for _, threads := range []int{32, 2, 3, 64} {
+		for seed := uint64(0); seed <= 4; seed++ {
+			opts := sim.Options{}
+			if seed > 0 {
+				opts = random(seed)
+			}
+			dev := sim.NewDevice(sim.H100)
+			lock := zeroed[int32](t, dev, "lock", 1)
+			x := zeroed[int32](t, dev, "x", 1)
+			r := exec(t, dev, lin(1, threads, opts.WithWarpModel(sim.Lockstep)), naiveLock(lock, x))
+			f := wantKind(t, r, sim.Deadlock)
+			// The first winner, held back at its release; every other
+			// lane (of its warp, and of the next, which the held lock
+			// keeps out) spinning at the CAS.
+			held, spin := 0, 0
+			for _, w := range f.Waiting {
+				switch {
+				case strings.Contains(w.At, "held back") && w.Site == at(t, "naiveRelease"):
+					held++
+				case strings.Contains(w.At, "spinning") && w.Site == at(t, "naiveSpin"):
+					spin++
+				}
+			}
+			if held != 1 || spin != threads-1 || x.ToHost()[0] != 1 ||
+				!strings.Contains(f.Detail, "held back") || strings.Contains(f.Detail, "no thread will change") {
+				t.Fatalf("%d threads, seed %d: %d held back at the release, %d spinning, x = %d; want 1, %d, 1 and a detail naming the held-back lanes:\n%v",
+					threads, seed, held, spin, x.ToHost()[0], threads-1, r)
+			}
+			// The same kernel is a working lock since Volta.
+			lock.Memset(0)
+			wantClean(t, exec(t, dev, lin(1, threads, opts), naiveLock(lock, x)))
+		}
+	}
+}
+
 func TestDeadlockLockstepMutex(t *testing.T) {
 	dev := sim.NewDevice(sim.H100)
 	x := mustF64(t, dev, "x", 1)

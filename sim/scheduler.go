@@ -1014,7 +1014,7 @@ func (w *worker) deadlock() {
 		f.Detail = "no thread can make progress"
 	}
 	if w.l.opts.warpModel == Lockstep {
-		f.Detail += " (lockstep warp model)"
+		f.Detail = w.lockstepDetail(f.Detail, spinning && stall == "")
 	}
 	if waiting := w.l.nblocks - int(min(w.l.nextBlock.Load(), int64(w.l.nblocks))); waiting > 0 && stall == "" {
 		f.Detail += fmt.Sprintf("; %d of the grid's %d blocks never started (at most %d resident, by threads and blocks per SM)",

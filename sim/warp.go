@@ -56,10 +56,14 @@ type warp struct {
 	spinning uint32 // lanes whose last atomic changed nothing
 	held     uint32 // lanes held back while warp-mates spin
 	meet     uint32 // lanes waiting at an atomic meeting point
+	ls       *lockstepLanes
 }
 
 func (wp *warp) reset() {
 	wp.exited, wp.spinning, wp.held, wp.meet = 0, 0, 0, 0
+	if wp.ls != nil {
+		wp.ls.reset()
+	}
 	for _, c := range wp.pending {
 		wp.spare = append(wp.spare, c)
 	}
