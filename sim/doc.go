@@ -131,7 +131,59 @@
 // lane that never arrives is reported as a deadlock. ActiveMask and the
 // cooperative groups (ThisThreadBlock, TiledPartitionOf, CoalescedThreads,
 // ThisGrid) are described in coop.go and grid.go. Options.WithWarpModel
-// (Lockstep) approximates pre-Volta warps instead (see Lockstep).
+// (Lockstep) approximates pre-Volta warps instead (below).
+//
+// # Lockstep warp model
+//
+// Options.WithWarpModel(Lockstep) approximates the warps of GPUs before
+// Volta (sm_6x and older), whose lanes share one program counter: the
+// paths of a divergent branch run one after the other off a SIMT stack and
+// meet again at the branch's reconvergence point. Atomics and volatile
+// accesses are warp-wide meeting points, which the lanes of a warp issue
+// together, so warp-synchronous code that exchanged values through
+// volatile shared memory works as it did there. While lanes of a warp spin
+// (their last atomic changed nothing), a warp-mate that reaches an atomic
+// is held back until they make progress, exit or wait at a barrier, unless
+// a SIMT stack would have run it first: in the same call of the function
+// that holds the spinners' loop (the innermost for statement around their
+// atomic), its atomic stands inside that loop (a branch taken within an
+// iteration runs to the end of the if before the loop goes round again),
+// or before the loop in a statement they skipped, an if say (they wait for
+// it at the if's end), and it has not come round to it from the loop. So
+// the pre-Volta-safe spin lock, which releases the lock inside the branch
+// that took it,
+//
+//	for done := false; !done; {
+//		if sim.AtomicCAS(t, lock, 0, 0, 1) == 0 {
+//			t.ThreadFence()
+//			// the critical section
+//			t.ThreadFence()
+//			sim.AtomicExch(t, lock, 0, 0)
+//			done = true
+//		}
+//	}
+//
+// works within a warp, and the naive one, the CAS alone in its loop
+// (`for sim.AtomicCAS(...) != 0 {}`) and the release after it, is reported
+// as a deadlock:
+// the lane that took the lock left the loop and waits at its exit while the
+// others spin, as on a Pascal GPU. Across warps both work. The finding
+// names the held-back lanes and the line of the atomic they wait at.
+//
+// The two forms make the same calls into sim from lines in the same
+// order, and Go keeps no control flow at run time: the extent of a loop is
+// read from the kernel's source file (with go/parser, once per file, when a
+// lane would be held back). Where the file cannot be read (a binary built
+// with -trimpath, or run away from its source) the lane is held back and
+// the finding names the file. The limits of reading control flow from the
+// source: a bounded retry loop inside a try-lock helper is taken for the
+// spin loop, so a lock that the helper's caller releases inside its own
+// loop is reported; a lane in one branch of an if whose other branch holds
+// the spinners' loop is held back, the model running the spinning side
+// first, where a compiler may order the sides either way; a lock released
+// before a break out of the branch that took it (`for { if ... { release;
+// break } }`) works, the taken side running first; loops made with goto are
+// not seen, nor what a lane does between two atomics.
 //
 // # Atomics and fences
 //

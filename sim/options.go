@@ -40,8 +40,11 @@ const (
 	// Under it the simulator makes atomics and volatile accesses warp-wide
 	// meeting points (so that warp-synchronous code exchanging values
 	// through volatile shared memory works, as it did there) and holds
-	// back a lane while a warp-mate spins; a spin lock contended within a
-	// warp then deadlocks and is reported.
+	// back a lane while a warp-mate spins, unless a SIMT stack would run it
+	// first; a spin lock contended within a warp then deadlocks and is
+	// reported when it releases the lock after its spin loop, and works
+	// when it releases it inside (see the package doc's Lockstep warp
+	// model).
 	Lockstep
 )
 
