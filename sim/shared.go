@@ -130,7 +130,7 @@ func Shared[T Storable](t *Thread, name string, n int) *Buffer[T] {
 //go:noinline
 func sharedAt[T Storable](t *Thread, name string, n int) *Buffer[T] {
 	b := t.blk
-	s := t.w.sites.callerSkip(0, 3).site
+	s := t.w.sites.callerSkip(1, 3).site // (the first return address is into sharedAt: never looked up)
 	if k := t.shDecl; k < b.declared && b.staticSite[k] == s && t.state == stRunning {
 		// The array another thread of the block declared already.
 		if arr, ok := b.static[k].(*Buffer[T]); ok && arr.name == name && len(arr.data) == n {
