@@ -1136,11 +1136,12 @@ func (w *worker) passedBy(b *block, t *Thread, p pastOp, s site) {
 //go:noinline
 func (t *Thread) slowAccess(m *mem, i int, kind accKind, changed bool) site {
 	// The launch's end first: a Thread kept past it learns so here, also
-	// with an index out of bounds. A Thread whose thread does not run is
-	// used by another (owner.go); the goroutine that uses a running one is
-	// checked at the periodic check.
+	// with an index out of bounds. A Thread whose thread does not run, or
+	// that another goroutine than its coroutine's uses, is misused
+	// (owner.go): with detection on every access comes here, and the
+	// stack bounds cost a few loads.
 	l := t.w.l
-	if l.aborted.Load() || t.state != stRunning {
+	if l.aborted.Load() || t.state != stRunning || !onStack(t.w.g) {
 		t.ownSlow()
 	}
 	if uint(i) >= uint(m.n) {

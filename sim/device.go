@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -53,6 +54,11 @@ type Device struct {
 	// instead (launch.retireThreads).
 	spareWorkers []*worker
 	retired      *worker
+	// late holds the findings no launch was left to report: a Thread
+	// used, from a goroutine a kernel started, after its launch had made
+	// its report (launch.sealed). The Device's next launch reports them,
+	// or else Close.
+	late findingSet
 	// consts holds its copies of the package's Constants.
 	consts deviceConstants
 	// corosMade counts the coroutines its launches made, for the tests
@@ -125,6 +131,11 @@ func NewDevice(spec Spec) *Device {
 // goroutine-leak check after Close passes). Later use of the device or its
 // buffers is a *MisuseError. Closing a closed device does nothing.
 //
+// Close returns a *MisuseError listing the findings no launch reported:
+// a goroutine a kernel started that used its Thread after the launch
+// returned, when no launch on the device came after (see the package
+// doc's # Misuse). The device is closed all the same.
+//
 // The idle coroutines are shared by every Device of the process (creating
 // them is what a launch would otherwise spend most on); another Device's
 // next launch makes new ones. Close cannot stop the goroutines of a launch
@@ -155,6 +166,8 @@ func (d *Device) Close() error {
 	}
 	d.buffers = nil
 	d.allocated = 0
+	late := d.late
+	d.late = findingSet{}
 	d.mu.Unlock()
 	d.consts.mu.Lock()
 	for c := range d.consts.copies {
@@ -162,7 +175,41 @@ func (d *Device) Close() error {
 	}
 	d.consts.mu.Unlock()
 	drainIdle()
-	return nil
+	return late.closeError()
+}
+
+// addLate keeps f, which no launch was left to report (Device.late).
+func (d *Device) addLate(f Finding) {
+	d.mu.Lock()
+	d.late.add(f)
+	d.mu.Unlock()
+}
+
+// takeLate returns the findings no launch was left to report, and forgets
+// them.
+func (d *Device) takeLate() findingSet {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	late := d.late
+	d.late = findingSet{}
+	return late
+}
+
+// closeError is Close's error for the findings no launch reported: nil
+// if there are none.
+func (s *findingSet) closeError() error {
+	if len(s.list) == 0 && len(s.dropped) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for i := range s.list {
+		fmt.Fprintf(&b, "\n[%d] %s", i+1, s.list[i].String())
+	}
+	if len(s.dropped) > 0 {
+		fmt.Fprintf(&b, "\n(%d more distinct findings dropped)", len(s.dropped))
+	}
+	return &MisuseError{Code: ErrInvalidValue, Op: "Close",
+		What: "the Device's launches left findings no launch reported (a goroutine a kernel started used its Thread after the launch had returned):" + b.String()}
 }
 
 // Counters returns what every launch on the device so far did, summed.

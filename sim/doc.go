@@ -377,18 +377,34 @@
 // is a KernelPanic naming the sim function.
 //
 // A Thread is valid only in the kernel call it was passed to, while it
-// runs, on the goroutine that runs it. Used after its launch, every call
-// into sim with it panics with a *MisuseError. Used by another thread of
-// a launch (a Thread kept in a shared variable, whether its thread has
-// returned or waits), it is that thread's KernelPanic. Used from a
-// goroutine that runs no kernel thread (one the kernel started, or one
-// that kept it past its thread's return), it ends its launch with a
-// KernelPanic and panics there with the *MisuseError, which ends that
-// goroutine, or the process, unless it recovers it. Atomics, fences,
-// barriers and collectives find the misuse at once; a Load or Store
-// through a Thread whose thread waits or has returned finds it at once
-// with detection on, and any other at the periodic check. (The goroutine
-// is told apart on amd64 and arm64 only.)
+// runs, on the goroutine that runs it. Used by another thread of a launch
+// (a Thread kept in a shared variable, whether its thread has returned or
+// waits), it is that thread's KernelPanic. Used from a goroutine a kernel
+// started (directly or through goroutines it started: a WaitGroup's Go,
+// an errgroup), during its launch or after it, the call into sim is a
+// KernelPanic naming the *MisuseError and the line, and sim ends that
+// goroutine with runtime.Goexit: a panic there, which only the kernel's
+// own code could recover, would end the process. The goroutine's deferred
+// calls run (a WaitGroup's Done: the kernel that waits for it goes on, to
+// be stopped at its next call into sim), nothing after the call does, and
+// no recover stops it; a kernel that waits for what the goroutine would
+// have done after the call, not deferred, waits for ever, which the
+// watchdog reports. The finding ends the launch; one made after the
+// launch returned is reported by the Device's next launch (which it does
+// not abort), or else by Close's error. Used from the host (a goroutine
+// no kernel started), a Thread of a running launch ends the launch with a
+// KernelPanic, and every call into sim with it, then or after the launch,
+// panics there with the *MisuseError, as the host API does on misuse.
+// Atomics, fences, barriers, collectives and shared declarations find the
+// misuse at once, and so do Loads and Stores with detection on (every
+// access is checked then). With detection off, Load and Store's fast path
+// checks nothing (a check would cost every access): they find it at the
+// periodic check, every 4096 accesses of the Thread at most, so a
+// goroutine that makes fewer Loads and Stores, and no other call into sim,
+// escapes it, as a buffer of another Device does. (The goroutine is told
+// apart on amd64 and arm64 only. Goroutines a kernel started are known by
+// the profiler labels they inherit: one started under labels the kernel
+// set itself, with pprof.Do, is taken for the host's.)
 //
 // A shared array lives as long as its block: used after it (kept in a Go
 // variable past its block or its launch, on another Device, after Close)

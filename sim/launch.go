@@ -279,7 +279,7 @@ func (l *launch) retireThreads() {
 	l.aborted.Store(true)
 	d := l.dev
 	if d.retired == nil {
-		ended := &launch{dev: d, opts: l.opts}
+		ended := &launch{dev: d, opts: l.opts, sealed: true} // (its findings are the Device's: addFinding)
 		ended.ended.Store(true)
 		ended.aborted.Store(true)
 		d.retired = &worker{workerState: workerState{l: ended}}

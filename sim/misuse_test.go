@@ -7,6 +7,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -365,81 +366,195 @@ func TestThreadOfAnotherThreadIsNamed(t *testing.T) {
 	}
 }
 
-// A kernel that hands its Thread to goroutines it starts: their first
-// atomic or barrier, or a Load or Store within the periodic check's 4096
-// accesses, panics there with a *MisuseError (the goroutines recover it
-// here), and the launch reports it as a KernelPanic and ends. It used to
-// run the atomics unsynchronised on the worker's state (4 goroutines of
-// 1000 AtomicAdds added 119748 instead of 128000) and switch the thread's
-// coroutine from the wrong goroutine.
+// A kernel that hands its Thread to goroutines it starts (a WaitGroup's
+// Go, an errgroup): each goroutine's first call into sim with it is a
+// KernelPanic of the launch, which ends, and sim ends the goroutine with
+// runtime.Goexit: its deferred calls run (the WaitGroup's Done: the kernel
+// goes on), nothing after the call does, and a recover gets nothing.
+// Loads and Stores are found at once with detection on; with it off at
+// the periodic check (here, the 4097th access of the Thread). The
+// goroutines here recover nothing: a panic on them, which no one but the
+// kernel could recover, used to end the test process. It used to run the
+// atomics unsynchronised on the worker's state too (4 goroutines of 1000
+// AtomicAdds added 119748 instead of 128000), and 100 Stores with
+// detection on went unreported.
 func TestThreadFromGoroutineIsNamed(t *testing.T) {
+	det, off := sim.Options{}, sim.Options{}.WithDetection(false)
+	type use = func(th *sim.Thread, x *sim.Buffer[int32])
 	for _, tc := range []struct {
-		name       string
-		o          sim.Options
-		goroutines int
-		use        func(th *sim.Thread, x *sim.Buffer[int32]) int
+		name, marker string
+		o            sim.Options
+		goroutines   int
+		recovers     bool // the goroutine defers a recover()
+		wrote        bool // stores before the periodic check ran (detection off)
+		nested       bool // the misuse is on a goroutine that the goroutine starts, which goes on
+		use          use
 	}{
-		{"atomics", sim.Options{}.WithDetection(false), 4, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+		{"load", "goLoad", det, 1, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			_ = x.Load(th, 0) //@goLoad
+		}},
+		{"load, detection off", "goLoadOff", off, 1, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			for i := 0; i < 5000; i++ {
+				_ = x.Load(th, i%2) //@goLoadOff
+			}
+		}},
+		{"stores", "goStore", det, 1, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			for i := 0; i < 100; i++ {
+				x.Store(th, 1, int32(i+1)) //@goStore
+			}
+		}},
+		{"stores, recovering", "goStoreRecover", det, 1, true, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			for i := 0; i < 100; i++ {
+				x.Store(th, 1, int32(i+1)) //@goStoreRecover
+			}
+		}},
+		{"stores, detection off", "goStoreOff", off, 1, false, true, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			for i := 0; i < 5000; i++ {
+				x.Store(th, 1, int32(i+1)) //@goStoreOff
+			}
+		}},
+		{"atomics", "goAtomic", off, 4, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
 			for i := 0; i < 1000; i++ {
 				sim.AtomicAdd(th, x, 0, 1) //@goAtomic
 			}
-			return 1000
 		}},
-		{"atomics, detection on", sim.Options{}, 4, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+		{"atomics, detection on", "goAtomicDet", det, 4, true, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
 			for i := 0; i < 1000; i++ {
 				sim.AtomicAdd(th, x, 0, 1) //@goAtomicDet
 			}
-			return 1000
 		}},
-		{"stores", sim.Options{}, 1, func(th *sim.Thread, x *sim.Buffer[int32]) int {
-			for i := 0; i < 5000; i++ {
-				x.Store(th, 1, int32(i)) //@goStore
-			}
-			return 5000
-		}},
-		{"barrier", sim.Options{}, 1, func(th *sim.Thread, x *sim.Buffer[int32]) int {
+		{"barrier", "goBarrier", det, 1, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
 			th.SyncThreads() //@goBarrier
-			return 1
+		}},
+		{"barrier, detection off", "goBarrierOff", off, 1, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			th.SyncThreads() //@goBarrierOff
+		}},
+		{"shared", "goShared", det, 1, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			s := sim.Shared[int32](th, "s", 4) //@goShared
+			s.Store(th, 0, 1)
+		}},
+		{"shuffle", "goShfl", off, 1, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			x.Store(th, 1, sim.ShflSync(th, sim.FullMask, int32(1), 0)) //@goShfl
+		}},
+		{"fence", "goFence", off, 1, false, false, false, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			th.ThreadFence() //@goFence
+		}},
+		{"goroutine of a goroutine", "goNested", det, 1, false, false, true, func(th *sim.Thread, x *sim.Buffer[int32]) {
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				x.Store(th, 1, 1) //@goNested
+			})
+			wg.Wait()
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dev := sim.NewDevice(sim.H100)
 			x := zeroed[int32](t, dev, "x", 2)
-			var mu sync.Mutex
-			var recovered []any
+			var ended, ranOn atomic.Int32
+			var recovered atomic.Value
 			r := report(t, dev, cfg1(1, 32, tc.o), func(th *sim.Thread) {
+				if th.ThreadIdx.X != 0 {
+					return
+				}
 				var wg sync.WaitGroup
 				for k := 0; k < tc.goroutines; k++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						defer func() {
-							mu.Lock()
-							recovered = append(recovered, recover())
-							mu.Unlock()
-						}()
+					wg.Go(func() {
+						defer ended.Add(1)
+						if tc.recovers {
+							defer func() {
+								if p := recover(); p != nil {
+									recovered.Store(p)
+								}
+							}()
+						}
 						tc.use(th, x)
-					}()
+						ranOn.Add(1)
+					})
 				}
 				wg.Wait()
 			})
-			if len(recovered) != tc.goroutines {
-				t.Fatalf("%d goroutines ended, want %d", len(recovered), tc.goroutines)
+			if want := map[bool]int32{true: int32(tc.goroutines)}[tc.nested]; ended.Load() != int32(tc.goroutines) || ranOn.Load() != want {
+				t.Errorf("%d of %d goroutines ran their deferred calls, %d ran past the misuse (want %d)", ended.Load(), tc.goroutines, ranOn.Load(), want)
 			}
-			for _, p := range recovered {
-				err, _ := p.(error)
-				wantMisuse(t, err, "the Thread of thread (0) of block (0) is used from a goroutine that runs no kernel thread")
+			if p := recovered.Load(); p != nil {
+				t.Errorf("a goroutine recovered %v", p)
 			}
 			f := only(t, r, sim.KernelPanic)
-			marker := map[string]string{"atomics": "goAtomic", "atomics, detection on": "goAtomicDet",
-				"stores": "goStore", "barrier": "goBarrier"}[tc.name]
-			if f.Current.Thread != (sim.Dim3{}) || f.Current.Site != at(t, marker) || f.Count != tc.goroutines || !r.Aborted {
-				t.Errorf("want the misuse by every goroutine at %s, ending the launch:\n%v", at(t, marker), r)
+			if f.Current.Thread != (sim.Dim3{}) || f.Current.Site != at(t, tc.marker) || f.Count != tc.goroutines || !r.Aborted ||
+				!strings.Contains(f.Detail, "the Thread of thread (0) of block (0) is used from a goroutine the kernel started") ||
+				!strings.Contains(f.Detail, "runtime.Goexit") {
+				t.Errorf("want the misuse by every goroutine at %s, ending the launch:\n%v", at(t, tc.marker), r)
 			}
-			if got := x.ToHost()[0]; got != 0 {
-				t.Errorf("x[0] = %d: the goroutines' atomics ran", got)
+			if got := x.ToHost(); got[0] != 0 || got[1] != 0 && !tc.wrote {
+				t.Errorf("x = %v: the goroutines' atomics or stores ran", got)
 			}
 		})
+	}
+}
+
+// A kernel may start goroutines for work that does not touch its Thread
+// (a host-side computation whose result the thread stores), and wait for
+// them: no finding, detection on or off.
+func TestKernelGoroutinesForHostWorkAreNoMisuse(t *testing.T) {
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		x := zeroed[int32](t, dev, "x", 64)
+		if r := report(t, dev, cfg1(2, 32, o), func(th *sim.Thread) {
+			i := th.GlobalX()
+			var sum int32
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				for k := 0; k <= i; k++ {
+					sum += int32(k)
+				}
+			})
+			wg.Wait()
+			x.Store(th, i, sum)
+		}); r != nil {
+			t.Fatalf("detection %v: %v", o.Detection(), r)
+		}
+		for i, v := range x.ToHost() {
+			if v != int32(i*(i+1)/2) {
+				t.Fatalf("detection %v: x[%d] = %d", o.Detection(), i, v)
+			}
+		}
+		if err := dev.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+}
+
+// A goroutine of the host (not started by a kernel) that uses the Thread
+// of a running launch still gets the *MisuseError panic, as the host API
+// panics on misuse, and the launch reports it; sim does not end the
+// host's goroutine.
+func TestThreadOnTheHostPanics(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, dev, "x", 1)
+	handed, back := make(chan *sim.Thread), make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- dev.Launch(cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+			handed <- th
+			<-back
+		})
+	}()
+	th := <-handed
+	func() {
+		defer close(back)
+		defer func() {
+			err, _ := recover().(error)
+			wantMisuse(t, err, "the Thread of thread (0) of block (0) is used from a goroutine that runs no kernel thread (the host's)")
+		}()
+		sim.AtomicAdd(th, x, 0, 1) //@hostAtomic
+		t.Error("AtomicAdd on the host returned")
+	}()
+	var r *sim.Report
+	if err := <-errc; !errors.As(err, &r) {
+		t.Fatalf("launch: %v", err)
+	}
+	if f := only(t, r, sim.KernelPanic); f.Current.Site != at(t, "hostAtomic") {
+		t.Errorf("want the host's misuse at %s:\n%v", at(t, "hostAtomic"), r)
 	}
 }
 
@@ -447,22 +562,40 @@ func TestThreadFromGoroutineIsNamed(t *testing.T) {
 // while the launch runs later blocks, which reuse the Thread's slot: the
 // use is named, whether the slot's thread has returned or is running (its
 // goroutine waits on the channel below), where it used to act as the
-// slot's new thread.
+// slot's new thread; sim ends the goroutine. A Store is found at once with
+// detection on (it used to be found while the slot's new thread runs only
+// at the periodic check); with detection off, only at the periodic check.
 func TestThreadUsedAfterItsThreadReturnedIsNamed(t *testing.T) {
-	for _, running := range []bool{false, true} {
+	for _, tc := range []struct {
+		op      string
+		o       sim.Options
+		running bool
+	}{
+		{"atomic", sim.Options{}.WithDetection(false), false},
+		{"atomic", sim.Options{}.WithDetection(false), true},
+		{"store", sim.Options{}, false},
+		{"store", sim.Options{}, true},
+	} {
 		dev := sim.NewDevice(sim.H100)
 		x := zeroed[int32](t, dev, "x", 1)
-		later, done := make(chan struct{}), make(chan any)
+		later, done := make(chan struct{}), make(chan struct{})
+		ranOn := false
 		waiter := 5 // the thread of block 3 that lets the goroutine go, and waits for it
-		if running {
+		if tc.running {
 			waiter = 0 // the slot's own new thread
 		}
-		r := report(t, dev, cfg1(6, 32, sim.Options{}.WithDetection(false)), func(th *sim.Thread) {
+		marker := map[string]string{"atomic": "keptAtomic", "store": "keptStore"}[tc.op]
+		r := report(t, dev, cfg1(6, 32, tc.o), func(th *sim.Thread) {
 			if th.BlockIdx.X == 0 && th.ThreadIdx.X == 0 {
 				go func() {
-					defer func() { done <- recover() }()
+					defer close(done)
 					<-later
-					sim.AtomicAdd(th, x, 0, 1) //@keptAtomic
+					if tc.op == "atomic" {
+						sim.AtomicAdd(th, x, 0, 1) //@keptAtomic
+					} else {
+						x.Store(th, 0, 1) //@keptStore
+					}
+					ranOn = true
 				}()
 				return
 			}
@@ -471,13 +604,115 @@ func TestThreadUsedAfterItsThreadReturnedIsNamed(t *testing.T) {
 				<-done
 			}
 		})
+		what := fmt.Sprintf("%s, detection %v, running %v", tc.op, tc.o.Detection(), tc.running)
 		f := only(t, r, sim.KernelPanic)
-		if f.Current.Site != at(t, "keptAtomic") || !strings.Contains(f.Detail, "is used from a goroutine that runs no kernel thread") {
-			t.Errorf("running %v: want the kept Thread's use at %s:\n%v", running, at(t, "keptAtomic"), r)
+		if f.Current.Site != at(t, marker) || !strings.Contains(f.Detail, "is used from a goroutine the kernel started") {
+			t.Errorf("%s: want the kept Thread's use at %s:\n%v", what, at(t, marker), r)
 		}
-		if x.ToHost()[0] != 0 {
-			t.Errorf("running %v: the kept Thread's atomic ran", running)
+		if x.ToHost()[0] != 0 || ranOn {
+			t.Errorf("%s: the kept Thread's %s ran, or the goroutine went on", what, tc.op)
 		}
+	}
+}
+
+// A goroutine a kernel started that outlives the launch and then uses the
+// Thread: sim ends it and writes nothing, and, no launch being left to
+// report it, the Device's next launch reports it (a KernelPanic that does
+// not abort that launch, which runs whole), or else Close. It used to
+// panic there with the *MisuseError, ending the test process.
+func TestThreadUsedByGoroutineAfterLaunchIsNamed(t *testing.T) {
+	for _, o := range []sim.Options{{}, sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		x := zeroed[int32](t, dev, "x", 1)
+		y := zeroed[int32](t, dev, "y", 32)
+		release, done := make(chan struct{}), make(chan struct{})
+		ranOn := false
+		if r := report(t, dev, cfg1(1, 32, o), func(th *sim.Thread) {
+			if th.ThreadIdx.X == 0 {
+				go func() {
+					defer close(done)
+					<-release
+					x.Store(th, 0, 1) //@lateStore
+					ranOn = true
+				}()
+			}
+		}); r != nil {
+			t.Fatal(r)
+		}
+		// The next launch, of the same shape (it runs in the first one's
+		// blocks), lets the goroutine go while it runs.
+		r := report(t, dev, cfg1(1, 32, o), func(th *sim.Thread) {
+			if th.ThreadIdx.X == 0 {
+				close(release)
+				<-done
+			}
+			y.Store(th, th.ThreadIdx.X, int32(th.ThreadIdx.X+1))
+		})
+		f := only(t, r, sim.KernelPanic)
+		if f.Current.Site != at(t, "lateStore") || r.Aborted ||
+			!strings.Contains(f.Detail, "thread (0) of block (0) is used after its launch ended, from a goroutine a kernel started") {
+			t.Errorf("detection %v: want the late use at %s, not aborting the launch:\n%v", o.Detection(), at(t, "lateStore"), r)
+		}
+		if x.ToHost()[0] != 0 || ranOn {
+			t.Errorf("detection %v: the late Store ran, or the goroutine went on", o.Detection())
+		}
+		for i, v := range y.ToHost() {
+			if v != int32(i+1) {
+				t.Fatalf("detection %v: the later launch's y[%d] = %d", o.Detection(), i, v)
+			}
+		}
+		// Reported once.
+		if r := report(t, dev, cfg1(1, 32, o), func(th *sim.Thread) { y.Store(th, th.ThreadIdx.X, 0) }); r != nil {
+			t.Errorf("detection %v: the launch after: %v", o.Detection(), r)
+		}
+		if err := dev.Close(); err != nil {
+			t.Errorf("detection %v: Close: %v", o.Detection(), err)
+		}
+	}
+	// With no launch after it, Close reports it.
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, dev, "x", 1)
+	release, done := make(chan struct{}), make(chan struct{})
+	if r := report(t, dev, cfg1(1, 1, sim.Options{}), func(th *sim.Thread) {
+		go func() {
+			defer close(done)
+			<-release
+			sim.AtomicAdd(th, x, 0, 1) //@lateAtomic
+		}()
+	}); r != nil {
+		t.Fatal(r)
+	}
+	close(release)
+	<-done
+	err := dev.Close()
+	wantMisuse(t, err, "is used after its launch ended, from a goroutine a kernel started")
+	if err == nil || !strings.Contains(err.Error(), at(t, "lateAtomic")) {
+		t.Errorf("Close: %v, want the use at %s", err, at(t, "lateAtomic"))
+	}
+	if err := dev.Close(); err != nil {
+		t.Errorf("Close again: %v", err)
+	}
+}
+
+// A kernel that waits for something its goroutine would do after the
+// misuse, not in a deferred call, waits for ever once sim has ended the
+// goroutine: the watchdog reports it, with the misuse; the test process
+// goes on (and lets the kernel go).
+func TestThreadFromGoroutineKernelWaitingForeverIsReported(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	x := zeroed[int32](t, dev, "x", 1)
+	sent := make(chan struct{})
+	defer close(sent)
+	r := report(t, dev, cfg1(1, 1, sim.Options{}.WithWatchdog(100*time.Millisecond)), func(th *sim.Thread) {
+		go func() {
+			sim.AtomicAdd(th, x, 0, 1) //@goWaited
+			close(sent)
+		}()
+		<-sent
+	})
+	if r == nil || len(r.Findings) != 2 || r.Findings[0].Kind != sim.KernelPanic || r.Findings[1].Kind != sim.Hang ||
+		r.Findings[0].Current.Site != at(t, "goWaited") {
+		t.Errorf("want the misuse at %s and the hang:\n%v", at(t, "goWaited"), r)
 	}
 }
 

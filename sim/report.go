@@ -353,9 +353,29 @@ func (s *findingSet) add(f Finding) int {
 }
 
 // result is what the launch returns: its Report, or nil for a clean run.
+//
+// It seals the launch: a finding added later (by a goroutine its kernel
+// started, which outlived it) is the Device's (addFinding). The findings
+// the Device holds so far, of earlier launches, join the report, without
+// making it Aborted: they did not end this launch.
 func (l *launch) result() error {
+	late := l.dev.takeLate()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.sealed = true
+	fatal := l.findings.fatal
+	for _, f := range late.list {
+		if i := l.findings.add(f); i >= 0 {
+			l.findings.list[i].Count += f.Count - 1
+		}
+	}
+	for k := range late.dropped {
+		if l.findings.dropped == nil {
+			l.findings.dropped = map[string]struct{}{}
+		}
+		l.findings.dropped[k] = struct{}{}
+	}
+	l.findings.fatal = fatal
 	l.settleGuesses()
 	return l.findings.report(l.stopped)
 }
@@ -390,6 +410,11 @@ func (l *launch) addFinding(f Finding) {
 		return
 	}
 	l.mu.Lock()
+	if l.sealed {
+		l.mu.Unlock()
+		l.dev.addLate(f)
+		return
+	}
 	l.findings.add(f)
 	l.mu.Unlock()
 	if f.Kind.Fatal() {

@@ -66,6 +66,10 @@ type launch struct {
 
 	mu       sync.Mutex // guards findings and syncVars in parallel mode
 	findings findingSet
+	// sealed is set (under mu) once the launch has made its report
+	// (result): a finding after it, of a goroutine the kernel started
+	// that outlived the launch, goes to the Device (Device.late).
+	sealed   bool
 	syncVars map[syncKey]*syncVar
 	races    map[raceKey]int // reported races, by key: their index in findings (see countRace)
 	// guesses and casDone are the workers' held-back races of plain reads

@@ -210,7 +210,7 @@ func (b *Buffer[T]) viewStore(t *Thread, i int, v T) {
 // viewCheck reports an access through view b that hardware would fault on:
 // outside the view, to a freed allocation, or misaligned.
 func (b *Buffer[T]) viewCheck(t *Thread, i int, write bool) {
-	if t.w.l.aborted.Load() || t.state != stRunning {
+	if t.w.l.aborted.Load() || t.state != stRunning || !onStack(t.w.g) {
 		t.ownSlow() // as slowAccess does, before any finding
 	}
 	if uint(i) >= uint(b.n) || b.vroot.freed || b.vroot.lapsed {

@@ -35,6 +35,7 @@ const labelKey = "gpusim.launch"
 func (l *launch) supervise(ctx context.Context) {
 	id := strconv.FormatUint(launchSeq.Add(1), 10)
 	l.labels = pprof.WithLabels(context.Background(), pprof.Labels(labelKey, id))
+	registerKernelLabels(l.labels) // (goroutines its kernel starts inherit them: owner.go)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
