@@ -199,7 +199,8 @@
 // (LoadVolatile, AtomicRef.Load) the value it returns: the write it read
 // from (and the atomics before that one on the element) precede its
 // thread's later accesses of the element (PTX's observation order), so a
-// poller may re-read or reset the flag it saw set with plain accesses; a
+// poller may re-read or reset the flag it saw set with plain accesses, or
+// with block-scope atomics that are not morally strong with the write; a
 // strong store reads nothing, so another thread's atomic before it still
 // races with the storing thread's later plain read. Volatile loads
 // and stores (LoadVolatile, StoreVolatile) and AtomicRef's operations with a

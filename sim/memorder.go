@@ -366,12 +366,16 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 	}
 	nr := rec{g, t.w.ctxOf(uint32(s)|flags|atomicBit, uint64(when)|uint64(h.clock)<<32)}
 	shared := m.space == SharedSpace
-	if aw.gid >= floor && aw.gid != g && !v.morallyStrong(&aw, flags) && !ordered(&aw) {
+	// A write a strong read of the thread read comes before its later
+	// accesses (observation order, seenWrites): a block-scope access of
+	// another block after a volatile poll that saw the write does not race
+	// with it, as a plain one does not.
+	if aw.gid >= floor && aw.gid != g && !v.morallyStrong(&aw, flags) && !ordered(&aw) && !t.sawWriteOf(v, c, c.w) {
 		t.raceOp(m, i, strongOpName(kind, flags), s, &aw, false)
 	}
 	if kind == accRead {
-		for _, a := range [2]*access{&a0, &a1} {
-			if a.site&writeBit != 0 && a.gid >= floor && a.gid != g && !v.morallyStrong(a, flags) && !ordered(a) {
+		for k, a := range [2]*access{&a0, &a1} {
+			if a.site&writeBit != 0 && a.gid >= floor && a.gid != g && !v.morallyStrong(a, flags) && !ordered(a) && !t.sawWriteOf(v, c, p[k]) {
 				t.raceOp(m, i, strongOpName(kind, flags), s, a, true)
 				break
 			}
@@ -413,8 +417,9 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		r.storeReads(c, p, &buf)
 		return
 	}
-	for _, a := range [2]*access{&a0, &a1} {
-		if a.gid >= floor && a.gid != g && (!v.morallyStrong(a, flags) || v.warpVolatile(a, flags, shared, m, i)) && !ordered(a) {
+	for k, a := range [2]*access{&a0, &a1} {
+		if a.gid >= floor && a.gid != g && (!v.morallyStrong(a, flags) || v.warpVolatile(a, flags, shared, m, i)) && !ordered(a) &&
+			!(a.site&writeBit != 0 && t.sawWriteOf(v, c, p[k])) {
 			t.raceOp(m, i, strongOpName(kind, flags), s, a, true)
 			break
 		}

@@ -109,3 +109,71 @@ func TestRacePollerResetsFlagAnotherBlockSets(t *testing.T) {
 		}
 	}
 }
+
+// blockScopeAfterPoll: block 0 sets the flag with atomicExch (device
+// scope); block 1 polls it with a volatile load (unless poll is false),
+// then reads and resets it through a block-scope atomic_ref. Block-scope
+// operations of different blocks are not morally strong, so only order
+// keeps block 1's accesses from racing with block 0's exchange: the poll
+// that read the exchange puts it before them (observation order, then
+// program order: causality order).
+func blockScopeAfterPoll(flag, out *sim.Buffer[int32], poll bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		if t.BlockIdx.X == 0 {
+			sim.AtomicExch(t, flag, 0, 2) //@blockPollSet
+			return
+		}
+		if poll {
+			for flag.LoadVolatile(t, 0) != 2 {
+				t.Nanosleep(100)
+			}
+		}
+		ref := sim.NewAtomicRef(flag, 0, sim.ThreadScopeBlock)
+		out.Store(t, 0, ref.Load(t, sim.MemoryOrderRelaxed)) //@blockPollLoad
+		ref.Store(t, 0, sim.MemoryOrderRelaxed)              //@blockPollReset
+	}
+}
+
+// A poller's block-scope accesses of the flag after it saw block 0's
+// exchange: ordered after it, no race (sim used to test the exchange's
+// record against a strong access without asking whether the thread had
+// seen it, as it asks for a plain one: found by the differential fuzzer).
+func TestNoRaceBlockScopeAccessAfterPollSawWrite(t *testing.T) {
+	t.Parallel()
+	for sname, o := range schedules() {
+		t.Run(sname, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			flag := zeroed[int32](t, dev, "flag", 1)
+			out := zeroed[int32](t, dev, "out", 1)
+			wantClean(t, exec(t, dev, lin(2, 1, o), blockScopeAfterPoll(flag, out, true)))
+			if got := out.ToHost()[0]; got != 2 {
+				t.Fatalf("out = %d, want 2", got)
+			}
+		})
+	}
+}
+
+// Without the poll, block 1's block-scope accesses and block 0's exchange
+// are neither ordered nor morally strong: a race, whichever runs first.
+func TestRaceBlockScopeAccessWithoutPoll(t *testing.T) {
+	t.Parallel()
+	for sname, o := range schedules() {
+		t.Run(sname, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			flag := zeroed[int32](t, dev, "flag", 1)
+			out := zeroed[int32](t, dev, "out", 1)
+			r := exec(t, dev, lin(2, 1, o), blockScopeAfterPoll(flag, out, false))
+			f := r.Of(sim.DataRace)
+			if len(f) == 0 {
+				t.Fatalf("want a race of block 1's block-scope accesses with block 0's exchange; report:\n%v", r)
+			}
+			set := at(t, "blockPollSet")
+			for _, x := range f {
+				if x.Memory != "flag" || x.Current.Site != set && x.Previous.Site != set {
+					t.Errorf("want races with the exchange on flag only:\n%v", x)
+				}
+			}
+			onlyKinds(t, r, sim.DataRace)
+		})
+	}
+}
