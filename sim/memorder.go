@@ -301,6 +301,22 @@ func (v *hbView) morallyStrong(a *access, flags uint32) bool {
 		((a.site|flags)&blockScopeBit == 0 || a.gid-v.base < v.n)
 }
 
+// covers reports whether the current strong read (with flags) conflicts
+// with every write that recorded strong read a, which comes before it,
+// conflicts with. In global memory a write of a block-scope operation
+// conflicts with strong reads of other blocks, and a block-scope read with
+// strong writes of other blocks: the two must be of one block, and a must
+// have block scope only if the current read has. In shared memory every
+// accessor is of the block; but a volatile read there conflicts with
+// warp-mates' volatile writes (warpVolatile), depending on what its thread
+// did since: only the same thread's next volatile read stands in for it.
+func (v *hbView) covers(a *access, flags uint32, shared bool) bool {
+	if shared {
+		return a.site&volatileBit == 0 || v.lockstep || a.gid == v.t.gid && flags&volatileBit != 0
+	}
+	return a.gid-v.base < v.n && (a.site&blockScopeBit == 0 || flags&blockScopeBit != 0)
+}
+
 // warpVolatile reports whether recorded read a and the current write (with
 // flags) of element i of m are volatile accesses of shared memory by two
 // lanes of one warp, under independent thread scheduling, where the reader
@@ -398,11 +414,27 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		// __syncwarp between races with (warpVolatile). Keeping the
 		// newest, the owner's own read of s[i] before it rewrote s[i]
 		// displaced lane 0's read of s[i] in a warp-synchronous unroll.
+		//
+		// A strong read the thread's own, or one that comes before it,
+		// is free to replace only if this read conflicts with every write
+		// that one conflicts with (covers): then a write that races with
+		// the old one, which does not come after it, does not come after
+		// this one either, and races with it. Otherwise it is replaced only
+		// where no slot is free (the lesser loss: it races with fewer
+		// writes than another thread's read this one does not come after).
+		// A thread's atomic_ref load used to replace its own volatile read
+		// of a shared element, and a warp-mate's volatile write then raced
+		// with neither (found by the differential fuzzer).
 		strongRead := func(a *access) bool { return a.site&(atomicBit|writeBit) == atomicBit }
+		before := func(a *access) bool { return strongRead(a) && (a.gid == g || ordered(a)) }
 		switch {
-		case a0.gid < floor || strongRead(&a0) && (a0.gid == g || ordered(&a0)):
+		case a0.gid < floor || before(&a0) && v.covers(&a0, flags, shared):
 			p[0] = nr
-		case a1.gid < floor || strongRead(&a1) && (a1.gid == g || ordered(&a1)):
+		case a1.gid < floor || before(&a1) && v.covers(&a1, flags, shared):
+			p[1] = nr
+		case before(&a0):
+			p[0] = nr
+		case before(&a1):
 			p[1] = nr
 		case strongRead(&a1) && aw.gid == g && !strongRead(&a0):
 			return

@@ -470,6 +470,46 @@ func TestNoRaceBlockScopeAtomicsOfOneBlock(t *testing.T) {
 	}
 }
 
+// scopedLoadsThenStore: block 0's thread loads c through a ref of scope
+// first, then through a device-scope ref; block 1's thread then stores c at
+// device scope. A block-scope load and another block's store are not
+// morally strong: they race. The thread's second load does not: it must
+// not stand in for the first in the shadow (it used to, and the race went
+// unreported).
+func scopedLoadsThenStore(c, out *sim.Buffer[int32], first sim.ThreadScope) sim.Kernel {
+	return func(t *sim.Thread) {
+		if t.BlockIdx.X == 0 {
+			v := sim.NewAtomicRef(c, 0, first).Load(t, sim.MemoryOrderRelaxed) //@scopedFirstLoad
+			v += sim.NewAtomicRef(c, 0, sim.ThreadScopeDevice).Load(t, sim.MemoryOrderRelaxed)
+			out.Store(t, 0, v)
+			return
+		}
+		sim.NewAtomicRef(c, 0, sim.ThreadScopeDevice).Store(t, 1, sim.MemoryOrderRelaxed) //@scopedStore
+	}
+}
+
+func TestRaceBlockScopeLoadThenOwnDeviceLoadOtherBlockStores(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	c := zeroed[int32](t, dev, "c", 1)
+	out := zeroed[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(2, 1), scopedLoadsThenStore(c, out, sim.ThreadScopeBlock))
+	wantRace(t, r, sim.GlobalSpace, "c", at(t, "scopedFirstLoad"), at(t, "scopedStore"))
+	onlyKinds(t, r, sim.DataRace)
+}
+
+func TestNoRaceDeviceScopeLoadsOtherBlockStores(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		t.Run(name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			c := zeroed[int32](t, dev, "c", 1)
+			out := zeroed[int32](t, dev, "out", 1)
+			wantClean(t, exec(t, dev, lin(2, 1, o), scopedLoadsThenStore(c, out, sim.ThreadScopeDevice)))
+		})
+	}
+}
+
 // cuda::atomic_thread_fence with relaxed operations: a release fence
 // before the flag store and an acquire fence after the load make the pair.
 func fencedRelaxedFlag(data, out *sim.Buffer[int32], flag *sim.Buffer[uint32], acquireFence bool) sim.Kernel {

@@ -166,3 +166,58 @@ func TestNoRaceVolatileFoundFlagWithinWarp(t *testing.T) {
 		}
 	}
 }
+
+// volatilePeekThenAtomicLoad: lane 0 reads a shared element through a
+// volatile pointer, then with an atomic_ref load, and goes on; lane 1 then
+// writes the element through a volatile pointer, with a __syncwarp before
+// the write if syncWarp. The atomic load is no volatile read, so lane 0
+// has moved on from its volatile read: unordered, that read and lane 1's
+// write are the warp-synchronous pattern gpusim reports.
+func volatilePeekThenAtomicLoad(out *sim.Buffer[int32], syncWarp bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		s := sim.SharedVar[int32](t, "s")
+		if t.ThreadIdx.X == 0 {
+			s.StoreVolatile(t, 0, 1)
+		}
+		t.SyncThreads()
+		if t.ThreadIdx.X == 0 {
+			v := s.LoadVolatile(t, 0) //@peekVolatile
+			v += sim.NewAtomicRef(s, 0, sim.ThreadScopeBlock).Load(t, sim.MemoryOrderRelaxed)
+			out.Store(t, 0, v)
+		}
+		if syncWarp {
+			t.SyncWarp(0x3)
+		}
+		if t.ThreadIdx.X == 1 {
+			s.StoreVolatile(t, 0, 7) //@setVolatile
+		}
+	}
+}
+
+// The lane's own atomic load used to replace its volatile read in the
+// shadow's read slot, and lane 1's write then raced with neither (found by
+// the differential fuzzer): a strong read stands in for an earlier one only
+// where it conflicts with every write that one does.
+func TestRaceVolatileReadThenOwnAtomicLoadWarpMateWrites(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := mustAlloc[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 2), volatilePeekThenAtomicLoad(out, false))
+	f := wantRace(t, r, sim.SharedSpace, "s", at(t, "peekVolatile"), at(t, "setVolatile"))
+	if !strings.Contains(f.Detail, "__syncwarp") {
+		t.Errorf("want the detail to name __syncwarp:\n%v", f)
+	}
+	onlyKinds(t, r, sim.DataRace)
+}
+
+func TestNoRaceVolatileReadThenOwnAtomicLoadSyncWarp(t *testing.T) {
+	t.Parallel()
+	for _, o := range scheduleOpts() {
+		dev := sim.NewDevice(sim.H100)
+		out := mustAlloc[int32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(1, 2, o), volatilePeekThenAtomicLoad(out, true)))
+		if got := out.ToHost()[0]; got != 2 {
+			t.Errorf("%v: out = %d, want 2", o, got)
+		}
+	}
+}
