@@ -183,6 +183,7 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 	} else {
 		// An atomic that changed nothing (a failed CAS, an exchange of the
 		// same value) is how spin loops look: let others run.
+		w.idleSince, w.idlePark = true, true
 		t.spinYield(true)
 	}
 	return old

@@ -71,6 +71,62 @@ func TestDeadlockFlagNeverSetAtomicPoll(t *testing.T) {
 	}
 }
 
+// A thread parked at each atomic that changes nothing (and each
+// __nanosleep) polls once a round: the verdict counts such polls, 4096 in
+// a row in all. The correct side: a single thread's
+// finite loops of exchanges that leave the value, failed CASes and sleeps,
+// 3000 each, with an atomicAdd that changes memory between them, run to
+// the end. They used to be a livelock after 65 such calls (found by the
+// differential fuzzer: one thread, 68 exchanges).
+func TestNoDeadlockFiniteNoChangeAtomicsAlone(t *testing.T) {
+	t.Parallel()
+	for _, o := range []sim.Options{{}, random(1), sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		flag := zeroed[int32](t, dev, "flag", 1)
+		out := zeroed[int32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(1, 1, o), func(t *sim.Thread) {
+			for range 3000 {
+				sim.AtomicExch(t, flag, 0, 0)
+			}
+			sim.AtomicAdd(t, out, 0, 1)
+			for range 3000 {
+				sim.AtomicCAS(t, flag, 0, 1, 2)
+			}
+			sim.AtomicAdd(t, out, 0, 1)
+			for range 3000 {
+				t.Nanosleep(10)
+			}
+			sim.AtomicAdd(t, out, 0, 1)
+		}))
+		if got := out.ToHost()[0]; got != 3 {
+			t.Fatalf("%v: out = %d, want 3", o, got)
+		}
+	}
+}
+
+func TestDeadlockNoChangeExchangeForeverAlone(t *testing.T) {
+	t.Parallel()
+	for _, o := range []sim.Options{{}, random(1), sim.Options{}.WithDetection(false)} {
+		dev := sim.NewDevice(sim.H100)
+		flag := zeroed[int32](t, dev, "flag", 1)
+		var polls atomic.Int64
+		r := exec(t, dev, lin(1, 1, o), func(t *sim.Thread) {
+			n := int64(0)
+			defer func() { polls.Add(n) }()
+			for sim.AtomicExch(t, flag, 0, 0) == 0 { //@exchForever
+				n++
+			}
+		})
+		f := wantKind(t, r, sim.Deadlock)
+		if len(f.Waiting) != 1 || f.Waiting[0].Site != at(t, "exchForever") || !strings.Contains(f.Waiting[0].At, "spin") {
+			t.Fatalf("%v: want the thread spinning at %s:\n%v", o, at(t, "exchForever"), r)
+		}
+		if p := polls.Load(); p < 4000 || p > 5000 {
+			t.Errorf("%v: %d polls before the livelock was reported, want about 4096", o, p)
+		}
+	}
+}
+
 func TestDeadlockFlagNeverSetPlainPoll(t *testing.T) {
 	t.Parallel()
 	dev := sim.NewDevice(sim.H100)

@@ -313,7 +313,12 @@
 // poll a few addresses without changing memory are spinning: with atomics,
 // volatile or atomic_ref loads (how a correct spin wait polls) the launch
 // is a deadlock after some 64 rounds in which nothing changed (about 270k
-// polls per thread for a few threads, fewer for many). Plain loads only
+// polls per thread for a few threads, fewer for many). A thread polling
+// with atomics that change nothing (a failed CAS, an exchange of the value
+// held), or waiting with __nanosleep, is parked at each such call, a round
+// each: the verdict then waits for 4096 such polls in a row in all (and
+// never fewer than the 64 rounds), so a single thread's finite loop of
+// fewer is no livelock. Plain loads only
 // count as polling when they read the same few addresses in the same order
 // over and over (a loop reading a table in an order that depends on what
 // it computes, such as a Markov chain drawing its next state, never does),

@@ -250,6 +250,7 @@ func (t *Thread) Nanosleep(ns uint32) {
 	t.waitSite = w.sites.callerSite()
 	t.state, t.waitFor = stSpinning, waitMemory
 	w.spinq = append(w.spinq, t)
+	w.idleSince, w.idlePark = true, true
 	t.suspend()
 	t.state = stRunning
 }

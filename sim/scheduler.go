@@ -214,7 +214,13 @@ type workerState struct {
 	// spin round that polled with plain loads only (see spinRound).
 	stuckOps      int
 	plainSpinners int
-	othersIdle    bool // a wait for other workers' progress came to nothing
+	// idleSince is set when a thread parked at a call that polls without
+	// changing memory (an atomic that changed nothing, __nanosleep: one
+	// poll a round, not a watched turn) since the last progress (see
+	// spinRound).
+	idleSince  bool
+	idlePark   bool // such a park since the last spin round
+	othersIdle bool // a wait for other workers' progress came to nothing
 	// syncMark is progress at the last barrier or collective arrival that
 	// saw it change; idleSyncs counts the arrivals since (syncArrival).
 	syncMark  uint64
@@ -309,6 +315,10 @@ const (
 	plainSpinThread   = 1 << 20
 	plainSpinAccesses = 1 << 26 >> (3 * raceShift)
 	plainSpinTurn     = 32
+	// idlePolls is the polls without progress, in all, that make a
+	// livelock where threads park at each poll (an atomic that changed
+	// nothing, __nanosleep), each poll a round: see idleRounds.
+	idlePolls = 4096
 )
 
 // poolsCoros reports whether w takes its coroutines from idlePool and gives
@@ -602,6 +612,7 @@ func (w *worker) spinRound() bool {
 	if w.progress != w.spinMark {
 		w.spinMark = w.progress
 		w.stuck, w.stuckOps, w.othersIdle = 0, 0, false
+		w.idleSince = w.idlePark
 	} else {
 		w.stuck++
 	}
@@ -631,15 +642,25 @@ stuck:
 	// for plainSpinThread such accesses per live thread, or
 	// plainSpinAccesses in all (and minStuck rounds), rather than
 	// stuckRounds rounds; spin waits on volatile, atomic_ref and atomics
-	// are judged after stuckRounds.
+	// are judged after stuckRounds, or idleRounds where threads parked at
+	// each poll (idleSince).
+	waitIdle := false
 	if plain {
 		if w.stuck > minStuck && w.stuckOps >= min(plainSpinAccesses, w.live*plainSpinThread) {
 			return false
 		}
 	} else if w.stuck > w.stuckRounds() {
-		return false
+		if !w.idleSince || w.stuck > w.idleRounds() {
+			return false
+		}
+		waitIdle = true
 	}
 	w.spinOps = spinOpsFor(w.live)
+	if waitIdle {
+		// The rounds wait for the idle pollers' polls: threads watched
+		// for spinning, which showed it, only confirm they still spin.
+		w.spinOps = 0
+	}
 	if plain {
 		// Longer turns: the verdict waits for accesses, not rounds.
 		w.spinOps = max(w.spinOps, plainSpinTurn)
@@ -649,6 +670,7 @@ stuck:
 		per = rewatchOps
 	}
 	w.stuckOps += per * len(w.spinq)
+	w.idlePark = false
 	for _, t := range w.spinq {
 		t.state = stRunnable
 		w.runq = append(w.runq, t)
@@ -675,6 +697,19 @@ func (w *worker) waitForOthers() bool {
 // that maxStuck rounds would take more than stuckTurns thread turns.
 func (w *worker) stuckRounds() int {
 	return max(minStuck, min(maxStuck, stuckTurns/max(w.live, 1)))
+}
+
+// idleRounds is how many rounds without progress make a deadlock when a
+// thread parked at a poll that changed nothing (an atomic that changed
+// nothing, __nanosleep) since the last progress: such a thread polls once
+// a round, where a thread the spin watch parked ran a turn of polls, so
+// the rounds count polls: idlePolls in all (as many accesses as a thread
+// makes before the spin watch first looks at it), and never fewer than
+// stuckRounds. stuckRounds alone let a single thread's finite loop of
+// some 65 exchanges that leave the value be taken for a livelock; with 64
+// live threads or more nothing changes.
+func (w *worker) idleRounds() int {
+	return max(w.stuckRounds(), idlePolls/max(w.live, 1))
 }
 
 // spinOpsFor is the accesses a resumed spinner runs before it is watched
