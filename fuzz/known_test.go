@@ -196,3 +196,37 @@ func TestLeftLoopDecidedByInnermostDifferingLine(t *testing.T) {
 		}
 	}
 }
+
+// TestFiniteNoChangeLoopsPastSimsIdlePolls: <<<1, 2>>>, seven nested loops
+// of three trips around an exchange of g0's value (0) with 0: 2187
+// exchanges that change nothing per thread, 4374 in all. sim parks a
+// thread at each and takes 4096 such polls in all without progress for a
+// livelock (its documented idlePolls), so it reports one while the
+// reference sees threads that could go on: counted as
+// limitIdleLivelock. One thread alone, with 2187, is clean in both
+// (finite-no-change-exchanges-alone is the fuzzer's input of 68).
+func TestFiniteNoChangeLoopsPastSimsIdlePolls(t *testing.T) {
+	prog := func(shape byte) *Program {
+		b := []byte{shape, 0}
+		for depth := 6; depth >= 0; depth-- {
+			b = append(b, byte(opLOOP), 2, byte(depth), 0)
+		}
+		return Decode(append(b, byte(opREXCH), 0x20, 0x0f, 0))
+	}
+	p := prog(0x02)
+	run := runOnSim(p, sim.Options{})
+	v := analyze(p, run.trace, false, run.inflight)
+	c := compareRun(run, v, nil)
+	if run.long || !run.report.Has(sim.Deadlock) || v.idlePolls < idleLivelockPolls {
+		t.Fatalf("want sim's livelock verdict after %d polls without progress (long %v, polls %d):\n%s", idleLivelockPolls, run.long, v.idlePolls, describe(run, v, c))
+	}
+	if len(c.diffs) > 0 || c.known[limitIdleLivelock] == 0 {
+		t.Fatalf("not counted as %q: %v %v", limitIdleLivelock, c.known, c.diffs)
+	}
+	p = prog(0x00)
+	run = runOnSim(p, sim.Options{})
+	v = analyze(p, run.trace, false, run.inflight)
+	if c := compareRun(run, v, nil); run.report != nil || len(c.diffs) > 0 || len(c.known) > 0 {
+		t.Fatalf("one thread alone: want a clean run, as the reference's:\n%s", describe(run, v, c))
+	}
+}

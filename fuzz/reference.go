@@ -211,6 +211,12 @@ type verdict struct {
 	unknownInflight bool
 	pairs           []racePair
 	choices         []placeChoice // ambiguous no-change atomics
+	// idlePolls counts the polls that changed nothing since the trace's
+	// last progress (see reference.progress): read-modify-writes that
+	// left the value, and WAIT polls that did not see theirs (each
+	// followed by __nanosleep). sim parks a thread at each, and takes
+	// idleLivelockPolls of them in all for a livelock.
+	idlePolls int
 	tpb             int
 	p               *Program
 	trace           []event // the trace as placed
@@ -523,8 +529,12 @@ func (r *reference) step(e *event, next []*inst) {
 		if t.started {
 			r.v.errorf("thread %d starts twice", t.g)
 		}
+		if r.blocks[t.block].live == r.p.TPB && !r.blockStarted(t.block) {
+			r.v.idlePolls = 0 // sim admitted the block: progress
+		}
 		t.started = true
 	case evExit:
+		r.v.idlePolls = 0 // a thread exit is progress to sim
 		r.exit(t)
 	case evAccess:
 		if len(next) == 0 {
@@ -678,6 +688,7 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 	if reads && e.val != cur {
 		r.v.errorf("thread %d: %s at slot %d read %d, the cell holds %d", t.g, e.op, slot, e.val, cur)
 	}
+	r.countIdle(e, in, k, cur)
 	id := r.p.idsOf(t.g)
 	switch k {
 	case accStore:
@@ -725,6 +736,28 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 	if reads && (order == sim.MemoryOrderAcquire || order >= sim.MemoryOrderAcqRel) {
 		r.acquire(t, block)
 	}
+}
+
+// countIdle counts access e of instruction in (kind k, of a cell that
+// held cur) towards idlePolls: a write that changes the cell is progress
+// to sim, and resets it.
+func (r *reference) countIdle(e *event, in *inst, k accKind, cur int32) {
+	switch {
+	case k == accStore && e.val != cur, k == accRMW && e.nv != e.val:
+		r.v.idlePolls = 0
+	case k == accRMW, in.op == opWAIT && e.val != in.waitValue():
+		r.v.idlePolls++
+	}
+}
+
+// blockStarted reports whether a thread of block blk started.
+func (r *reference) blockStarted(blk int) bool {
+	for g := blk * r.p.TPB; g < (blk+1)*r.p.TPB; g++ {
+		if r.th[g].started {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *reference) arrive(t *refThread, slot int) {
