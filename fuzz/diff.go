@@ -217,7 +217,12 @@ func compareRun(run *simRun, v *verdict, latest func() *verdict) *comparison {
 // earlier one silently), or, for a read, once a plain write or reads of
 // two other threads came between them (RATIONALE: "a third concurrent
 // reader (two are kept)"; a thread's strong read is kept beside its own
-// plain read, so its plain and strong reads fill both slots): limitEvicted.
+// plain read, so its plain and strong reads fill both slots), or a write a
+// strong store kept in a read slot (it takes the slot the newest read is
+// in), or, for a strong read, never recorded, both slots holding kept
+// writes or plain reads (refAccess.dropped; RATIONALE: "strong stores of
+// other threads beyond the last and the two kept in the read slots, and
+// the reads they push out"): limitEvicted.
 func explainMissed(v *verdict, s *simView) string {
 	for cell := range s.raceCells {
 		if !v.raceCells[cell] {
@@ -229,7 +234,7 @@ func explainMissed(v *verdict, s *simView) string {
 		if s.raceCells[pr.cell] {
 			continue
 		}
-		writes, plainWrites, ownStrong := 0, 0, 0
+		writes, plainWrites, ownStrong, kept := 0, 0, 0, 0
 		readers := map[int32]bool{}
 		for k := pr.a.idx + 1; k < pr.b; k++ {
 			e := &v.trace[k]
@@ -248,10 +253,18 @@ func explainMissed(v *verdict, s *simView) string {
 				if !e.strong {
 					plainWrites++
 				}
+				if v.keeps[k] {
+					kept++
+				}
 			}
 		}
+		// A read: pushed out by a plain write, by reads of two other
+		// threads, or by a write a strong store kept in a read slot (it
+		// takes the slot the newest read is in); or never recorded, a
+		// strong read finding both slots holding kept writes or plain
+		// reads.
 		switch {
-		case pr.a.write && writes > 0 || !pr.a.write && (plainWrites > 0 || len(readers)+min(ownStrong, 1) >= 2):
+		case pr.a.write && writes > 0 || !pr.a.write && (plainWrites > 0 || len(readers)+min(ownStrong, 1) >= 2 || kept > 0 || pr.a.dropped):
 			if why == "" || why == limitEvicted {
 				why = limitEvicted
 			}

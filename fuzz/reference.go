@@ -153,6 +153,14 @@ type refAccess struct {
 	// observation order: the one it read, if strong and morally strong
 	// with it, and that one's obs.
 	obs []int
+	// keeps marks a strong write after which sim keeps the cell's
+	// previous write in a read slot, displacing a read: a plain write, or
+	// another thread's strong write a strong store neither comes after
+	// nor saw. dropped marks a strong read sim does not record: since the
+	// cell's last plain write, two writes were kept, and the read slots
+	// hold only kept writes and plain reads, which a strong read does not
+	// displace (see reference.shadow).
+	keeps, dropped bool
 }
 
 type refColl struct {
@@ -223,6 +231,9 @@ type verdict struct {
 	tpb       int
 	p         *Program
 	trace     []event // the trace as placed
+	// keeps marks the strong writes (trace indices) after which sim
+	// keeps the previous write in a read slot (refAccess.keeps).
+	keeps map[int]bool
 }
 
 func (v *verdict) errorf(format string, args ...any) {
@@ -232,14 +243,17 @@ func (v *verdict) errorf(format string, args ...any) {
 }
 
 type reference struct {
-	p       *Program
-	v       *verdict
-	th      []*refThread
-	blocks  []*refBlock
-	mem     map[int]int32 // cell instance -> value
-	init    map[int]bool
-	accs    map[int][]refAccess
-	lastW   map[int]int // cell instance -> index in accs of its latest write
+	p      *Program
+	v      *verdict
+	th     []*refThread
+	blocks []*refBlock
+	mem    map[int]int32 // cell instance -> value
+	init   map[int]bool
+	accs   map[int][]refAccess
+	lastW  map[int]int // cell instance -> index in accs of its latest write
+	// kept counts, per cell instance, the writes kept in its read slots
+	// since its last plain write (refAccess.keeps).
+	kept    map[int]int
 	sync    map[int][]*release
 	warps   map[int][]*refColl // block*2+warp -> pending collectives
 	stopped bool
@@ -342,7 +356,7 @@ func analyzeAt(p *Program, trace []event, random bool, inflight []inflight, late
 
 func newReference(p *Program) *reference {
 	n := p.Threads()
-	r := &reference{p: p, v: newVerdict(p), mem: map[int]int32{}, init: map[int]bool{}, accs: map[int][]refAccess{}, lastW: map[int]int{},
+	r := &reference{p: p, v: newVerdict(p), mem: map[int]int32{}, init: map[int]bool{}, accs: map[int][]refAccess{}, lastW: map[int]int{}, kept: map[int]int{},
 		sync: map[int][]*release{}, warps: map[int][]*refColl{}, steps: make([][]*inst, n), pcs: make([]int, n)}
 	for c := range nGlobal - 1 {
 		r.mem[c] = p.Init[c]
@@ -716,7 +730,15 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 	if isVolatile(in) && k == accLoad {
 		t.pollInst = inst + 1
 	}
-	r.accs[inst] = append(r.accs[inst], refAccess{idx: r.cur, g: t.g, stamp: t.own, slot: slot, write: writes, strong: strong, block: block, op: in.op, volatile: isVolatile(in), obs: obs})
+	keeps, dropped := r.shadow(t, inst, k, strong)
+	if keeps {
+		if r.v.keeps == nil {
+			r.v.keeps = map[int]bool{}
+		}
+		r.v.keeps[r.cur] = true
+	}
+	r.accs[inst] = append(r.accs[inst], refAccess{idx: r.cur, g: t.g, stamp: t.own, slot: slot, write: writes, strong: strong, block: block, op: in.op, volatile: isVolatile(in), obs: obs,
+		keeps: keeps, dropped: dropped})
 	if writes {
 		r.lastW[inst] = len(r.accs[inst]) - 1
 	}
@@ -776,6 +798,35 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 	if reads && (order == sim.MemoryOrderAcquire || order >= sim.MemoryOrderAcqRel) {
 		r.acquire(t, block)
 	}
+}
+
+// shadow applies an access of t (kind k, strong or not) of cell instance
+// inst to what sim's read slots hold, before the access is recorded, and
+// reports whether it keeps the previous write (a strong write) or goes
+// unrecorded (a strong read). sim keeps the last write and two read slots
+// (RATIONALE): a strong write after a plain one, or a strong store after
+// another thread's strong write it neither comes after nor saw, keeps
+// that write in a slot, pushing a read out; a plain write empties the
+// slots; a plain read takes a slot, a kept write's included. A strong read
+// displaces neither kept writes nor plain reads: from the second kept
+// write since the last plain write, both slots hold such records, and a
+// strong read is not recorded.
+func (r *reference) shadow(t *refThread, inst int, k accKind, strong bool) (keeps, dropped bool) {
+	switch {
+	case k != accLoad && !strong:
+		r.kept[inst] = 0
+	case k != accLoad:
+		if j, ok := r.lastW[inst]; ok {
+			w := &r.accs[inst][j]
+			keeps = !w.strong || k == accStore && w.g != t.g && t.know(w.g) < w.stamp && !t.seen[w.idx]
+		}
+		if keeps {
+			r.kept[inst]++
+		}
+	case strong:
+		dropped = r.kept[inst] >= 2
+	}
+	return keeps, dropped
 }
 
 // countIdle counts access e of instruction in (kind k, of a cell that
