@@ -318,6 +318,16 @@ func (v *hbView) covers(a *access, flags uint32, shared bool) bool {
 	return a.gid-v.base < v.n && (a.site&blockScopeBit == 0 || flags&blockScopeBit != 0)
 }
 
+// coveredBy reports whether recorded strong read a, the thread's own,
+// conflicts with every write the current strong read (with flags) does:
+// covers with the roles swapped, for one thread.
+func (v *hbView) coveredBy(a *access, flags uint32, shared bool) bool {
+	if shared {
+		return flags&volatileBit == 0 || v.lockstep || a.site&volatileBit != 0
+	}
+	return flags&blockScopeBit == 0 || a.site&blockScopeBit != 0
+}
+
 // warpVolatile reports whether recorded read a and the current write (with
 // flags) of element i of m are volatile accesses of shared memory by two
 // lanes of one warp, under independent thread scheduling, where the reader
@@ -426,13 +436,27 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		// A thread's atomic_ref load used to replace its own volatile read
 		// of a shared element, and a warp-mate's volatile write then raced
 		// with neither (found by the differential fuzzer).
+		//
+		// With no slot free, the thread's own earlier strong read, made
+		// in the same barrier phase, warp-sync and fence clocks, stands in
+		// for this one where it conflicts with every write this one does
+		// (v.covers the other way round): what comes after one comes
+		// after the other. (A lane's atomic load after its volatile read
+		// of a shared element used to replace it, the other slot holding
+		// a warp-mate's read, and the warp-mate's volatile write then
+		// raced with neither.)
 		strongRead := func(a *access) bool { return a.site&(atomicBit|writeBit) == atomicBit }
 		before := func(a *access) bool { return strongRead(a) && (a.gid == g || ordered(a)) }
+		standsIn := func(a *access) bool {
+			return strongRead(a) && a.gid == g && a.when == when && a.clock == h.clock && v.coveredBy(a, flags, shared)
+		}
 		switch {
 		case a0.gid < floor || before(&a0) && v.covers(&a0, flags, shared):
 			p[0] = nr
 		case a1.gid < floor || before(&a1) && v.covers(&a1, flags, shared):
 			p[1] = nr
+		case standsIn(&a0) || standsIn(&a1):
+			return
 		case before(&a0):
 			p[0] = nr
 		case before(&a1):

@@ -221,3 +221,58 @@ func TestNoRaceVolatileReadThenOwnAtomicLoadSyncWarp(t *testing.T) {
 		}
 	}
 }
+
+// volatileReadsBothSlots: lane 1 reads a shared element through a volatile
+// pointer, lane 0 then does too (the element's two read slots hold both
+// reads), lane 1 reads it again with an atomic_ref load and exits, and
+// lane 0 writes it through a volatile pointer, with a __syncwarp of both
+// lanes before the write if syncWarp. The __nanosleep calls hand the lanes
+// over in that order in the natural schedule.
+func volatileReadsBothSlots(out *sim.Buffer[int32], syncWarp bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		s := sim.SharedVar[int32](t, "s")
+		if t.ThreadIdx.X == 0 {
+			s.StoreVolatile(t, 0, 1)
+		}
+		t.SyncThreads()
+		if t.ThreadIdx.X == 0 {
+			t.Nanosleep(10)
+			v := s.LoadVolatile(t, 0)
+			t.Nanosleep(10)
+			if syncWarp {
+				t.SyncWarp(0x3)
+			}
+			s.StoreVolatile(t, 0, v+6) //@bothSlotsWrite
+			return
+		}
+		v := s.LoadVolatile(t, 0) //@bothSlotsRead
+		t.Nanosleep(10)
+		v += sim.NewAtomicRef(s, 0, sim.ThreadScopeBlock).Load(t, sim.MemoryOrderRelaxed)
+		out.Store(t, 0, v)
+		if syncWarp {
+			t.SyncWarp(0x3)
+		}
+	}
+}
+
+// With both read slots taken, lane 1's atomic load used to replace its
+// own volatile read, and lane 0's write then raced with neither; now the
+// volatile read, made in the same synchronisation state and conflicting
+// with every write the load does, stands in for the load.
+func TestRaceVolatileReadThenOwnAtomicLoadBothSlotsTaken(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := mustAlloc[int32](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 2), volatileReadsBothSlots(out, false))
+	wantRace(t, r, sim.SharedSpace, "s", at(t, "bothSlotsRead"), at(t, "bothSlotsWrite"))
+	onlyKinds(t, r, sim.DataRace)
+}
+
+func TestNoRaceVolatileReadThenOwnAtomicLoadBothSlotsTakenSyncWarp(t *testing.T) {
+	t.Parallel()
+	for _, o := range scheduleOpts() {
+		dev := sim.NewDevice(sim.H100)
+		out := mustAlloc[int32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(1, 2, o), volatileReadsBothSlots(out, true)))
+	}
+}
