@@ -216,8 +216,9 @@ func compareRun(run *simRun, v *verdict, latest func() *verdict) *comparison {
 // between them (atomics never race with atomics, so an atomic replaces an
 // earlier one silently), or, for a read, once a plain write or reads of
 // two other threads came between them (RATIONALE: "a third concurrent
-// reader (two are kept)"; a thread's strong read is kept beside its own
-// plain read, so its plain and strong reads fill both slots), or a write a
+// reader (two are kept)"; a thread's strong read made after a barrier or
+// fence is kept beside its own plain read, so its plain and strong reads
+// fill both slots), or a write a
 // strong store kept in a read slot (it takes the slot the newest read is
 // in), or, for a strong read, never recorded, both slots holding kept
 // writes or plain reads (refAccess.dropped; RATIONALE: "strong stores of

@@ -560,12 +560,25 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 	// it there): it conflicts with this read as the cell's write does.
 	// Otherwise a slot is replaced if free: older than the epoch, the
 	// thread's own, or ordered before this read.
+	//
+	// The read stands in for the thread's own earlier reads, plain or
+	// strong: it conflicts with every write they conflict with, and what
+	// comes after it comes after them. One left in the other slot is
+	// dropped (a thread's strong read and its plain read after it filled
+	// both slots, and another thread's read then pushed the plain one out:
+	// found by the differential fuzzer).
+	own := func(k int) {
+		if a := p[1-k]; a.gid == g && v.ctxs[a.ctx].site&writeBit == 0 {
+			p[0], p[1] = nr, rec{}
+		}
+	}
 	switch {
 	case p[0].gid < floor || p[0].gid == g || v.inBlock(p[0]) || v.orderedElse(p[0]):
 		if a := p[1]; a.gid >= floor && a.gid != g && v.ctxs[a.ctx].site&writeBit != 0 && !(v.inBlock(a) || v.orderedElse(a)) && !t.sawWriteOf(v, c, a) {
 			t.race(m, i, accRead, s, a, true)
 		}
 		p[0] = nr
+		own(0)
 	case v.ctxs[p[0].ctx].site&writeBit != 0:
 		if !t.sawWriteOf(v, c, p[0]) {
 			t.race(m, i, accRead, s, p[0], true)
@@ -573,6 +586,7 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 		p[1] = nr
 	case p[1].gid < floor || p[1].gid == g || v.inBlock(p[1]) || v.orderedElse(p[1]):
 		p[1] = nr
+		own(1)
 	case v.ctxs[p[1].ctx].site&writeBit == 0 && v.distance(p[1]) < v.distance(p[0]):
 		// Two reads this one does not come after: the one from nearer
 		// (the reader's warp, then its block) gives way, as a __syncwarp

@@ -437,26 +437,28 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		// of a shared element, and a warp-mate's volatile write then raced
 		// with neither (found by the differential fuzzer).
 		//
-		// With no slot free, the thread's own earlier strong read, made
-		// in the same barrier phase, warp-sync and fence clocks, stands in
-		// for this one where it conflicts with every write this one does
-		// (v.covers the other way round): what comes after one comes
-		// after the other. (A lane's atomic load after its volatile read
-		// of a shared element used to replace it, the other slot holding
-		// a warp-mate's read, and the warp-mate's volatile write then
-		// raced with neither.)
+		// The thread's own earlier read in a slot, made in the same
+		// barrier phase, warp-sync and fence clocks, stands in for this
+		// one where it conflicts with every write this one does (a plain
+		// read; a strong one by v.covers the other way round): what comes
+		// after one comes after the other, and this one is not recorded.
+		// (A lane's atomic load after its volatile read of a shared
+		// element used to replace it, the other slot holding a
+		// warp-mate's read, and the warp-mate's volatile write then raced
+		// with neither.)
 		strongRead := func(a *access) bool { return a.site&(atomicBit|writeBit) == atomicBit }
 		before := func(a *access) bool { return strongRead(a) && (a.gid == g || ordered(a)) }
 		standsIn := func(a *access) bool {
-			return strongRead(a) && a.gid == g && a.when == when && a.clock == h.clock && v.coveredBy(a, flags, shared)
+			return a.gid == g && a.site&writeBit == 0 && a.when == when && a.clock == h.clock &&
+				(a.site&atomicBit == 0 || v.coveredBy(a, flags, shared))
 		}
 		switch {
+		case standsIn(&a0) || standsIn(&a1):
+			return
 		case a0.gid < floor || before(&a0) && v.covers(&a0, flags, shared):
 			p[0] = nr
 		case a1.gid < floor || before(&a1) && v.covers(&a1, flags, shared):
 			p[1] = nr
-		case standsIn(&a0) || standsIn(&a1):
-			return
 		case before(&a0):
 			p[0] = nr
 		case before(&a1):

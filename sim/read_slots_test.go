@@ -142,3 +142,59 @@ func TestNoRaceSharedRewriteAfterSyncThreads(t *testing.T) {
 		})
 	}
 }
+
+// readsThenAdd: block 0's thread reads c plainly, with a volatile load,
+// and again plainly (or, if !plainLast, with a volatile load); block 1's
+// thread then reads c plainly and adds to it atomically. Block 0's last
+// plain read and block 1's atomicAdd are unordered: a race. Block 0's
+// three reads used to fill both read slots (its volatile read kept beside
+// its plain reads), and block 1's read pushed the last plain one out; a
+// thread's plain read now stands in for its own earlier reads.
+func readsThenAdd(c, out *sim.Buffer[int32], plainLast bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		if t.BlockIdx.X == 0 {
+			v := c.Load(t, 0)
+			v += c.LoadVolatile(t, 0)
+			if plainLast {
+				v += c.Load(t, 0) //@ownReadsLast
+			} else {
+				v += c.LoadVolatile(t, 0)
+			}
+			out.Store(t, 0, v)
+			return
+		}
+		out.Store(t, 1, c.Load(t, 0))
+		sim.AtomicAdd(t, c, 0, 1) //@ownReadsAdd
+	}
+}
+
+func TestRaceOwnReadsFillSlotsOtherBlockAdds(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	c := zeroed[int32](t, dev, "c", 1)
+	out := zeroed[int32](t, dev, "out", 2)
+	r := exec(t, dev, lin(2, 1), readsThenAdd(c, out, true))
+	wantRace(t, r, sim.GlobalSpace, "c", at(t, "ownReadsLast"), at(t, "ownReadsAdd"))
+	onlyKinds(t, r, sim.DataRace)
+}
+
+// The correct form: block 0 reads with volatile loads only, strong and
+// morally strong with block 1's atomicAdd.
+func TestNoRaceOwnVolatileReadsOtherBlockAdds(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		t.Run(name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			c := zeroed[int32](t, dev, "c", 1)
+			out := zeroed[int32](t, dev, "out", 2)
+			wantClean(t, exec(t, dev, lin(2, 1, o), func(t *sim.Thread) {
+				if t.BlockIdx.X == 0 {
+					out.Store(t, 0, c.LoadVolatile(t, 0)+c.LoadVolatile(t, 0))
+					return
+				}
+				out.Store(t, 1, c.LoadVolatile(t, 0))
+				sim.AtomicAdd(t, c, 0, 1)
+			}))
+		})
+	}
+}
