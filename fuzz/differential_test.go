@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -183,6 +184,27 @@ func alternative(run *simRun, v *verdict, random bool) *verdict {
 			}
 			if a := try(map[int]int{ch.j: k}, false); len(strictDiffs(run, a)) == 0 {
 				return a
+			}
+		}
+	}
+	// Two threads' no-change atomics of one cell in flight at once (the
+	// later recorded begun before the earlier returned) acted in either
+	// order: both at the first point both may have acted at, the later
+	// recorded first.
+	for x, a := range v.flights {
+		for _, b := range v.flights[x+1:] {
+			if a.inst != b.inst || a.g == b.g || b.pre > a.j {
+				continue
+			}
+			k := max(a.pre, b.pre)
+			if !slices.Contains(a.cands, k) || !slices.Contains(b.cands, k) {
+				continue
+			}
+			if n++; n > 300 {
+				return last
+			}
+			if c := try(map[int]int{a.j: k, b.j: -k - 1}, false); len(strictDiffs(run, c)) == 0 {
+				return c
 			}
 		}
 	}

@@ -267,3 +267,23 @@ func TestKeptStrongWritesFillBothSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestNoChangeAtomicsInFlightEitherOrder: <<<2, 1>>>, RandomOrder seed 2:
+// block 1's CAS of g1 (which leaves it) yields before it acts, block 0's
+// block-scope exchange of g1 (which leaves it too) acts and parks, then the
+// CAS acts and returns, recorded first. The trace cannot say which of the
+// two acted first; sim's race of the exchange (block scope, another block)
+// with the CAS needs the exchange first. The reference used to place the
+// pair only in record order, and failed; the comparison now tries the
+// later recorded first where two threads' no-change atomics of a cell
+// were in flight at once, counted as limitAmbiguous.
+func TestNoChangeAtomicsInFlightEitherOrder(t *testing.T) {
+	p := readRegression(t, "no-change-atomics-in-flight-either-order")
+	o := sim.Options{}.WithSchedule(sim.RandomOrder).WithSeed(2)
+	run := runOnSim(p, o)
+	v := analyze(p, run.trace, true, run.inflight)
+	c := compareRun(run, v, func() *verdict { return alternative(run, v, true) })
+	if !run.report.Has(sim.DataRace) || len(c.diffs) > 0 || c.known[limitAmbiguous] == 0 {
+		t.Fatalf("want sim's race counted as %q: %v %v\n%s", limitAmbiguous, c.known, c.diffs, describe(run, v, c))
+	}
+}

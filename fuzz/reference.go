@@ -223,6 +223,7 @@ type verdict struct {
 	pairs           []racePair
 	pairsCut        bool          // pairs holds the first maxPairs racing pairs only
 	choices         []placeChoice // ambiguous no-change atomics
+	flights         []flight      // RandomOrder's no-change atomics
 	// idlePolls counts the polls that changed nothing since the trace's
 	// last progress (see reference.progress): read-modify-writes that
 	// left the value, and WAIT polls that did not see theirs (each
@@ -283,6 +284,15 @@ type guessPair struct {
 	pair   racePair
 	reader int
 	stamp  int32
+}
+
+// flight is a no-change atomic under RandomOrder, recorded at trace index
+// j by thread g, begun at pre, on cell instance inst, which may have acted
+// before any of the indices in cands.
+type flight struct {
+	j, pre, inst int
+	g            int32
+	cands        []int
 }
 
 // placeChoice is a no-change atomic, recorded at trace index j, whose
@@ -470,19 +480,41 @@ func (r *reference) place(trace []event, random bool) []event {
 			if r.latest {
 				p = last
 			}
+			orig := j
 			if at, ok := r.at[j]; ok {
 				p = at
+				if at < 0 {
+					// At -at-1, before the others placed there: two
+					// no-change atomics in flight at once acted in
+					// either order.
+					p, orig = -at-1, -1
+				}
 			}
 			if p < 0 {
 				p = j
 			}
+			ambiguous := false
 			for k := first; k < j && k >= 0; k++ {
 				if trace[k].kind == evAccess && trace[k].g != e.g && r.instance(int(trace[k].cell), int(trace[k].g)) == inst {
-					r.v.ambiguous++
-					r.v.choices = append(r.v.choices, placeChoice{j, cands})
+					ambiguous = true
 					break
 				}
 			}
+			// Another thread's no-change atomic of the cell recorded
+			// later but begun before this one returned may have acted
+			// first.
+			for _, c := range r.v.flights {
+				if c.inst == inst && c.g != e.g && c.j < j && j > c.pre && int(e.pre) <= c.j {
+					ambiguous = true
+				}
+			}
+			r.v.flights = append(r.v.flights, flight{j: j, pre: int(e.pre), inst: inst, g: e.g, cands: cands})
+			if ambiguous {
+				r.v.ambiguous++
+				r.v.choices = append(r.v.choices, placeChoice{j, cands})
+			}
+			keys[j] = keyed{p, 0, orig}
+			continue
 		}
 		keys[j] = keyed{p, 0, j}
 	}
