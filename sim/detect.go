@@ -579,6 +579,14 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 		}
 		p[0] = nr
 		own(0)
+		if a := p[1]; a.gid >= floor && a.gid != g && v.ctxs[a.ctx].site&writeBit == 0 {
+			// Another thread's read stays first, the older: a third
+			// concurrent read displaces the older of two (the default
+			// case below), and this one is the newer. (Left in place,
+			// a thread's read that replaced its own earlier one was
+			// displaced before an older read of another thread.)
+			p[0], p[1] = a, nr
+		}
 	case v.ctxs[p[0].ctx].site&writeBit != 0:
 		if !t.sawWriteOf(v, c, p[0]) {
 			t.race(m, i, accRead, s, p[0], true)

@@ -198,3 +198,53 @@ func TestNoRaceOwnVolatileReadsOtherBlockAdds(t *testing.T) {
 		})
 	}
 }
+
+// thirdReaderDisplacesOlder: three lanes of a warp read c with volatile
+// loads (the slots keep lanes 0 and 2); lane 0 then reads it again,
+// plainly (or, if !plain, with a volatile load), and lane 1 reads it
+// plainly and stores it at device scope. The __nanosleep calls hand the
+// lanes over in that order in the natural schedule. Lane 0's plain read
+// and lane 1's store are unordered: a race. Lane 0's read replaced its
+// own volatile read in place, ahead of lane 2's older one, and lane 1's
+// read, the third, displaced it as if it were the older.
+func thirdReaderDisplacesOlder(c, out *sim.Buffer[int32], plain bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		v := c.LoadVolatile(t, 0)
+		t.Nanosleep(10)
+		switch t.ThreadIdx.X {
+		case 0:
+			if plain {
+				v += c.Load(t, 0) //@olderRead
+			} else {
+				v += c.LoadVolatile(t, 0)
+			}
+		case 1:
+			t.Nanosleep(10)
+			v += c.Load(t, 0)
+			sim.NewAtomicRef(c, 0, sim.ThreadScopeDevice).Store(t, v, sim.MemoryOrderRelaxed) //@olderStore
+		}
+		out.Store(t, t.ThreadIdx.X, v)
+	}
+}
+
+func TestRaceThirdReaderDisplacesOlderRead(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	c := zeroed[int32](t, dev, "c", 1)
+	out := zeroed[int32](t, dev, "out", 3)
+	r := exec(t, dev, lin(1, 3), thirdReaderDisplacesOlder(c, out, true))
+	wantRace(t, r, sim.GlobalSpace, "c", at(t, "olderRead"), at(t, "olderStore"))
+	onlyKinds(t, r, sim.DataRace)
+}
+
+func TestNoRaceThirdReaderAllStrong(t *testing.T) {
+	t.Parallel()
+	for name, o := range schedules() {
+		t.Run(name, func(t *testing.T) {
+			dev := sim.NewDevice(sim.H100)
+			c := zeroed[int32](t, dev, "c", 1)
+			out := zeroed[int32](t, dev, "out", 3)
+			wantClean(t, exec(t, dev, lin(1, 3, o), thirdReaderDisplacesOlder(c, out, false)))
+		})
+	}
+}
