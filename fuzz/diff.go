@@ -230,9 +230,6 @@ func explainMissed(v *verdict, s *simView) string {
 			return ""
 		}
 	}
-	if v.pairsCut {
-		return "" // pairs the verdict does not list might be unexplained
-	}
 	why := ""
 	for _, pr := range v.pairs {
 		if s.raceCells[pr.cell] {
