@@ -208,5 +208,44 @@ func alternative(run *simRun, v *verdict, random bool) *verdict {
 			}
 		}
 	}
+	// Several in flight at once may each have acted elsewhere: where the
+	// placements are few (each at each of its points, before or after
+	// the others placed there), every one of them.
+	var opts [][]int
+	var js []int
+	total := 1
+	for _, f := range v.flights {
+		var o []int
+		for _, k := range f.cands {
+			o = append(o, k, -k-1)
+		}
+		if len(o) == 0 {
+			continue
+		}
+		if total *= len(o); total > maxPlacements {
+			return last
+		}
+		opts, js = append(opts, o), append(js, f.j)
+	}
+	idx := make([]int, len(opts))
+	for range total {
+		at := map[int]int{}
+		for x, j := range js {
+			at[j] = opts[x][idx[x]]
+		}
+		if c := try(at, false); len(strictDiffs(run, c)) == 0 {
+			return c
+		}
+		for x := range idx {
+			if idx[x]++; idx[x] < len(opts[x]) {
+				break
+			}
+			idx[x] = 0
+		}
+	}
 	return last
 }
+
+// maxPlacements bounds the placements of no-change atomics in flight that
+// alternative enumerates.
+const maxPlacements = 4096
