@@ -104,6 +104,15 @@ const idleLivelockPolls = 4096
 // (TestAbortedThreadNotReportedAsPassingBarrier), and a thread returning
 // between two barriers reported as leaving a loop because a caller frame
 // stood at one line for both (TestLeftLoopDecidedByInnermostDifferingLine).
+// Later ones were fixed with sim tests and kept as named seeds under
+// testdata/fuzz/FuzzDifferential: a strong access racing with a write its
+// thread's poll saw (block-scope-*-after-*, observation_order_test.go),
+// read-slot replacements that lost a read conflicting with more
+// (volatile-read-replaced-by-own-atomic-load,
+// own-volatile-read-stands-in-both-slots-taken, own-reads-fill-both-slots,
+// own-read-replaced-in-place-displaced-as-older), and a single thread's
+// finite loop of no-change atomics taken for a livelock
+// (finite-no-change-exchanges-alone, deadlock_test.go).
 // A new one is added here
 // as a named constant that compareRun counts, with its test, until sim is
 // fixed.
