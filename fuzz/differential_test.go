@@ -210,11 +210,38 @@ func alternative(run *simRun, v *verdict, random bool) *verdict {
 	}
 	// Several in flight at once may each have acted elsewhere: where the
 	// placements are few (each at each of its points, before or after
-	// the others placed there), every one of them.
+	// the others placed there), every one of them: of all the atomics,
+	// else of those of each cell, the others placed earliest.
+	if c := enumeratePlacements(run, v.flights, try); c != nil {
+		return c
+	}
+	byCell := map[int][]flight{}
+	var cells []int
+	for _, f := range v.flights {
+		if byCell[f.inst] == nil {
+			cells = append(cells, f.inst)
+		}
+		byCell[f.inst] = append(byCell[f.inst], f)
+	}
+	for _, inst := range cells {
+		if len(byCell[inst]) == len(v.flights) {
+			break // tried above
+		}
+		if c := enumeratePlacements(run, byCell[inst], try); c != nil {
+			return c
+		}
+	}
+	return last
+}
+
+// enumeratePlacements tries every placement of the no-change atomics fs,
+// if there are at most maxPlacements, and returns the first verdict that
+// agrees with sim, or nil.
+func enumeratePlacements(run *simRun, fs []flight, try func(map[int]int, bool) *verdict) *verdict {
 	var opts [][]int
 	var js []int
 	total := 1
-	for _, f := range v.flights {
+	for _, f := range fs {
 		var o []int
 		for _, k := range f.cands {
 			o = append(o, k, -k-1)
@@ -223,7 +250,7 @@ func alternative(run *simRun, v *verdict, random bool) *verdict {
 			continue
 		}
 		if total *= len(o); total > maxPlacements {
-			return last
+			return nil
 		}
 		opts, js = append(opts, o), append(js, f.j)
 	}
@@ -243,7 +270,7 @@ func alternative(run *simRun, v *verdict, random bool) *verdict {
 			idx[x] = 0
 		}
 	}
-	return last
+	return nil
 }
 
 // maxPlacements bounds the placements of no-change atomics in flight that
