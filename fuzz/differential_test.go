@@ -249,7 +249,7 @@ func enumeratePlacements(run *simRun, fs []flight, try func(map[int]int, bool) *
 		if len(o) == 0 {
 			continue
 		}
-		if total *= len(o); total > maxPlacements {
+		if total *= len(o); total > max(maxPlacements, placementSteps/max(len(run.trace), 1)) {
 			return nil
 		}
 		opts, js = append(opts, o), append(js, f.j)
@@ -273,6 +273,11 @@ func enumeratePlacements(run *simRun, fs []flight, try func(map[int]int, bool) *
 	return nil
 }
 
-// maxPlacements bounds the placements of no-change atomics in flight that
-// alternative enumerates.
-const maxPlacements = 4096
+// maxPlacements and placementSteps bound the placements of no-change
+// atomics in flight that alternative enumerates: 4096, or as many as make
+// placementSteps trace events re-judged in all (a short trace with a dozen
+// atomics in flight has some 100,000).
+const (
+	maxPlacements  = 4096
+	placementSteps = 1 << 22
+)
