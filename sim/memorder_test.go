@@ -500,14 +500,12 @@ func TestRaceBlockScopeLoadThenOwnDeviceLoadOtherBlockStores(t *testing.T) {
 
 func TestNoRaceDeviceScopeLoadsOtherBlockStores(t *testing.T) {
 	t.Parallel()
-	for name, o := range schedules() {
-		t.Run(name, func(t *testing.T) {
-			dev := sim.NewDevice(sim.H100)
-			c := zeroed[int32](t, dev, "c", 1)
-			out := zeroed[int32](t, dev, "out", 1)
-			wantClean(t, exec(t, dev, lin(2, 1, o), scopedLoadsThenStore(c, out, sim.ThreadScopeDevice)))
-		})
-	}
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		c := zeroed[int32](t, dev, "c", 1)
+		out := zeroed[int32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(2, 1, o), scopedLoadsThenStore(c, out, sim.ThreadScopeDevice)))
+	})
 }
 
 // cuda::atomic_thread_fence with relaxed operations: a release fence

@@ -40,6 +40,14 @@ func bumpParam(p *sim.Buffer[float32]) sim.Kernel {
 	}
 }
 
+// eachSchedule runs f as a subtest under each of schedules().
+func eachSchedule(t *testing.T, f func(t *testing.T, o sim.Options)) {
+	t.Helper()
+	for name, o := range schedules() {
+		t.Run(name, func(t *testing.T) { f(t, o) })
+	}
+}
+
 func schedules() map[string]sim.Options {
 	out := map[string]sim.Options{
 		"natural":   {},
@@ -73,22 +81,20 @@ func TestRaceLastBlockRewritesParameter(t *testing.T) {
 
 func TestNoRaceParameterRewrittenByNextLaunch(t *testing.T) {
 	t.Parallel()
-	for name, o := range schedules() {
-		t.Run(name, func(t *testing.T) {
-			dev := sim.NewDevice(sim.H100)
-			const grid, block = 16, 128
-			p := host(t, dev, "p", []float32{3})
-			out := zeroed[float32](t, dev, "out", grid*block)
-			// The first kernel without its rewrite: every block only reads.
-			wantClean(t, exec(t, dev, lin(grid, block, o), func(t *sim.Thread) {
-				out.Store(t, t.GlobalX(), 2*p.Load(t, 0))
-			}))
-			wantClean(t, exec(t, dev, lin(1, 1, o), bumpParam(p)))
-			if got := p.ToHost()[0]; got != 4 {
-				t.Fatalf("p[0] = %v, want 4", got)
-			}
-		})
-	}
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		const grid, block = 16, 128
+		p := host(t, dev, "p", []float32{3})
+		out := zeroed[float32](t, dev, "out", grid*block)
+		// The first kernel without its rewrite: every block only reads.
+		wantClean(t, exec(t, dev, lin(grid, block, o), func(t *sim.Thread) {
+			out.Store(t, t.GlobalX(), 2*p.Load(t, 0))
+		}))
+		wantClean(t, exec(t, dev, lin(1, 1, o), bumpParam(p)))
+		if got := p.ToHost()[0]; got != 4 {
+			t.Fatalf("p[0] = %v, want 4", got)
+		}
+	})
 }
 
 // warpRewrites: 64 threads read s[0] (set before a barrier); the last
@@ -134,13 +140,11 @@ func TestRaceSharedRewriteAfterSyncWarpOnly(t *testing.T) {
 
 func TestNoRaceSharedRewriteAfterSyncThreads(t *testing.T) {
 	t.Parallel()
-	for name, o := range schedules() {
-		t.Run(name, func(t *testing.T) {
-			dev := sim.NewDevice(sim.H100)
-			out := zeroed[int32](t, dev, "out", 256)
-			wantClean(t, exec(t, dev, lin(1, 256, o), warpRewrites(out, true)))
-		})
-	}
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[int32](t, dev, "out", 256)
+		wantClean(t, exec(t, dev, lin(1, 256, o), warpRewrites(out, true)))
+	})
 }
 
 // readsThenAdd: block 0's thread reads c plainly, with a volatile load,
@@ -182,21 +186,19 @@ func TestRaceOwnReadsFillSlotsOtherBlockAdds(t *testing.T) {
 // morally strong with block 1's atomicAdd.
 func TestNoRaceOwnVolatileReadsOtherBlockAdds(t *testing.T) {
 	t.Parallel()
-	for name, o := range schedules() {
-		t.Run(name, func(t *testing.T) {
-			dev := sim.NewDevice(sim.H100)
-			c := zeroed[int32](t, dev, "c", 1)
-			out := zeroed[int32](t, dev, "out", 2)
-			wantClean(t, exec(t, dev, lin(2, 1, o), func(t *sim.Thread) {
-				if t.BlockIdx.X == 0 {
-					out.Store(t, 0, c.LoadVolatile(t, 0)+c.LoadVolatile(t, 0))
-					return
-				}
-				out.Store(t, 1, c.LoadVolatile(t, 0))
-				sim.AtomicAdd(t, c, 0, 1)
-			}))
-		})
-	}
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		c := zeroed[int32](t, dev, "c", 1)
+		out := zeroed[int32](t, dev, "out", 2)
+		wantClean(t, exec(t, dev, lin(2, 1, o), func(t *sim.Thread) {
+			if t.BlockIdx.X == 0 {
+				out.Store(t, 0, c.LoadVolatile(t, 0)+c.LoadVolatile(t, 0))
+				return
+			}
+			out.Store(t, 1, c.LoadVolatile(t, 0))
+			sim.AtomicAdd(t, c, 0, 1)
+		}))
+	})
 }
 
 // thirdReaderDisplacesOlder: three lanes of a warp read c with volatile
@@ -239,12 +241,10 @@ func TestRaceThirdReaderDisplacesOlderRead(t *testing.T) {
 
 func TestNoRaceThirdReaderAllStrong(t *testing.T) {
 	t.Parallel()
-	for name, o := range schedules() {
-		t.Run(name, func(t *testing.T) {
-			dev := sim.NewDevice(sim.H100)
-			c := zeroed[int32](t, dev, "c", 1)
-			out := zeroed[int32](t, dev, "out", 3)
-			wantClean(t, exec(t, dev, lin(1, 3, o), thirdReaderDisplacesOlder(c, out, false)))
-		})
-	}
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		c := zeroed[int32](t, dev, "c", 1)
+		out := zeroed[int32](t, dev, "out", 3)
+		wantClean(t, exec(t, dev, lin(1, 3, o), thirdReaderDisplacesOlder(c, out, false)))
+	})
 }

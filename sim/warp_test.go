@@ -244,28 +244,24 @@ func volatileUnroll(out *sim.Buffer[float32], splitStep bool) sim.Kernel {
 
 func TestNoRaceVolatileUnrollSyncWarpBetweenReadAndWrite(t *testing.T) {
 	t.Parallel()
-	for name, o := range schedules() {
-		t.Run(name, func(t *testing.T) {
-			dev := sim.NewDevice(sim.H100)
-			out := zeroed[float32](t, dev, "out", 1)
-			wantClean(t, exec(t, dev, sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), Options: o}, volatileUnroll(out, true)))
-			if got := out.ToHost()[0]; got != 64 {
-				t.Errorf("sum %v, want 64", got)
-			}
-		})
-	}
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[float32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), Options: o}, volatileUnroll(out, true)))
+		if got := out.ToHost()[0]; got != 64 {
+			t.Errorf("sum %v, want 64", got)
+		}
+	})
 }
 
 func TestRaceVolatileUnrollOneSyncWarpPerStep(t *testing.T) {
 	t.Parallel()
-	for name, o := range schedules() {
-		t.Run(name, func(t *testing.T) {
-			dev := sim.NewDevice(sim.H100)
-			out := zeroed[float32](t, dev, "out", 1)
-			r := exec(t, dev, sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), Options: o}, volatileUnroll(out, false))
-			wantRace(t, r, sim.SharedSpace, "sdata", at(t, "vuW"), at(t, "vuR"))
-		})
-	}
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[float32](t, dev, "out", 1)
+		r := exec(t, dev, sim.Config{Grid: sim.Dim(1), Block: sim.Dim(32), Options: o}, volatileUnroll(out, false))
+		wantRace(t, r, sim.SharedSpace, "sdata", at(t, "vuW"), at(t, "vuR"))
+	})
 }
 
 // __syncwarp orders a warp, not the block.
