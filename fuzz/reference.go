@@ -853,9 +853,10 @@ func (r *reference) access(t *refThread, e *event, in *inst) {
 // inst to what sim's read slots hold, before the access is recorded, and
 // reports whether it keeps the previous write (a strong write) or goes
 // unrecorded (a strong read). sim keeps the last write and two read slots
-// (RATIONALE): a strong write after a plain one, or a strong store after
-// another thread's strong write it neither comes after nor saw, keeps
-// that write in a slot, pushing a read out; a plain write empties the
+// (RATIONALE): a strong write after a plain one, a strong store after
+// another thread's strong write it neither comes after nor saw, or a
+// read-modify-write after a strong store, keeps that write in a slot,
+// pushing a read out; a plain write empties the
 // slots; a plain read takes a slot, a kept write's included. A strong read
 // displaces neither kept writes nor plain reads: from the second kept
 // write since the last plain write, both slots hold such records, and a
@@ -867,7 +868,8 @@ func (r *reference) shadow(t *refThread, inst int, k accKind, strong bool) (keep
 	case k != accLoad:
 		if j, ok := r.lastW[inst]; ok {
 			w := &r.accs[inst][j]
-			keeps = !w.strong || k == accStore && w.g != t.g && t.know(w.g) < w.stamp && !t.seen[w.idx]
+			keeps = !w.strong || k == accStore && w.g != t.g && t.know(w.g) < w.stamp && !t.seen[w.idx] ||
+				k == accRMW && !isRMW(w.op) // a strong store an RMW replaces (sim's chainBit)
 		}
 		if keeps {
 			r.kept[inst]++

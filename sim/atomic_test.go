@@ -857,6 +857,70 @@ func TestRacePlainReadOfAtomicStoreBeforeOwnCAS(t *testing.T) {
 	wantRace(t, r, sim.GlobalSpace, "flag", at(t, "flagStore"), at(t, "flagRead"))
 }
 
+// A strong store that its own thread's atomicAdd then replaces races with
+// another thread's plain read all the same, and the reader's CAS after
+// the read excuses only the read's race with the add (a CAS loop's first
+// guess), not with the store. The add used to replace the store in the
+// shadow cell, and the natural schedule reported nothing (an open finding
+// of the differential fuzzer).
+func TestRacePlainGuessOfStoreAnRMWReplaced(t *testing.T) {
+	t.Parallel()
+	for _, scope := range []sim.ThreadScope{sim.ThreadScopeBlock, sim.ThreadScopeDevice} {
+		for _, grid := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%v/grid %d", scope, grid), func(t *testing.T) {
+				eachSchedule(t, func(t *testing.T, o sim.Options) {
+					dev := sim.NewDevice(sim.H100)
+					x := zeroed[uint32](t, dev, "x", 1)
+					cfg := sim.Config{Grid: sim.Dim(grid), Block: sim.Dim(3 - grid), Options: o}
+					r := exec(t, dev, cfg, func(t *sim.Thread) {
+						if t.BlockIdx.X == 0 && t.ThreadIdx.X == 0 {
+							sim.NewAtomicRef(x, 0, scope).Store(t, 1, sim.MemoryOrderRelaxed) //@chainStore
+							sim.AtomicAdd(t, x, 0, 1)
+							return
+						}
+						old := x.Load(t, 0) //@chainGuess
+						sim.AtomicCAS(t, x, 0, old, old+1)
+					})
+					wantRace(t, r, sim.GlobalSpace, "x", at(t, "chainStore"), at(t, "chainGuess"))
+				})
+			})
+		}
+	}
+}
+
+// The store an atomicAdd replaced comes before what comes after the add:
+// a poller whose atomic read the add (observation order), and a thread
+// ordered after that poller by a fence and a flag, read the element
+// plainly without a race. Keeping the store for the race above must not
+// report them.
+func TestNoRacePlainReadAfterRMWChainFromStore(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		x := zeroed[uint32](t, dev, "x", 1)
+		flag := zeroed[uint32](t, dev, "flag", 1)
+		out := zeroed[uint32](t, dev, "out", 3)
+		wantClean(t, exec(t, dev, lin(3, 1, o), func(t *sim.Thread) {
+			switch t.BlockIdx.X {
+			case 0:
+				sim.NewAtomicRef(x, 0, sim.ThreadScopeDevice).Store(t, 1, sim.MemoryOrderRelaxed)
+				sim.AtomicAdd(t, x, 0, 1)
+			case 1:
+				for sim.AtomicAdd(t, x, 0, 0) != 2 {
+				}
+				out.Store(t, 1, x.Load(t, 0))
+				t.ThreadFence()
+				sim.AtomicExch(t, flag, 0, 1)
+			case 2:
+				for sim.AtomicAdd(t, flag, 0, 0) == 0 {
+				}
+				t.ThreadFence()
+				out.Store(t, 2, x.Load(t, 0))
+			}
+		}))
+	})
+}
+
 // A plain read of a counter that other threads add to atomically, by a
 // thread that never compare-and-swaps it, is a race as PTX says.
 func TestRacePlainReadOfAtomicCounter(t *testing.T) {

@@ -48,7 +48,42 @@ const (
 	// not a read-modify-write (for reports).
 	storeBit = 1 << 26
 	siteMask = 1<<26 - 1
+	// chainBit marks, on a strong store kept in a read slot (writeBit and
+	// storeBit or volatileBit; a store never has casBit of its own), the
+	// store a read-modify-write replaced: the start of the chain of
+	// read-modify-writes the cell's write ends (see chainOrdered).
+	chainBit = casBit
 )
+
+// chainOrdered reports whether recorded access a, a strong store kept in
+// a read slot of cell c when a read-modify-write replaced it (chainBit),
+// comes before the current access of the view's thread through the
+// cell's write, still a read-modify-write of that chain: the store
+// precedes it in observation order (the RMW read it, or read an RMW that
+// did), so whatever comes after the cell's write in causality order comes
+// after the store too. That is the current access when its thread wrote
+// the cell's write, is ordered after it, saw it, or reads it now
+// (readsW: a strong read or RMW morally strong with it).
+func (t *Thread) chainOrdered(v *hbView, c *cell, a *access, readsW bool) bool {
+	if a.site&(writeBit|atomicBit|chainBit) != writeBit|atomicBit|chainBit || a.site&(storeBit|volatileBit) == 0 {
+		return false
+	}
+	w := v.decode(c.w)
+	if c.w.gid < v.floor || w.site&atomicBit == 0 || w.site&(storeBit|volatileBit) != 0 {
+		return false
+	}
+	return readsW || c.w.gid == t.gid || v.ordered(c.w) || t.sawWriteOf(v, c, c.w)
+}
+
+// keptSlotRaces reports whether slot record p, a write kept in a read slot
+// of cell c, is unordered with the current plain access.
+func (t *Thread) keptSlotRaces(v *hbView, c *cell, p rec) bool {
+	if t.sawWriteOf(v, c, p) {
+		return false
+	}
+	a := v.decode(p)
+	return !t.chainOrdered(v, c, &a, false)
+}
 
 // hbState is a thread's happens-before knowledge.
 type hbState struct {
@@ -574,7 +609,7 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 	}
 	switch {
 	case p[0].gid < floor || p[0].gid == g || v.inBlock(p[0]) || v.orderedElse(p[0]):
-		if a := p[1]; a.gid >= floor && a.gid != g && v.ctxs[a.ctx].site&writeBit != 0 && !(v.inBlock(a) || v.orderedElse(a)) && !t.sawWriteOf(v, c, a) {
+		if a := p[1]; a.gid >= floor && a.gid != g && v.ctxs[a.ctx].site&writeBit != 0 && !(v.inBlock(a) || v.orderedElse(a)) && t.keptSlotRaces(v, c, a) {
 			t.race(m, i, accRead, s, a, true)
 		}
 		p[0] = nr
@@ -588,7 +623,7 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 			p[0], p[1] = a, nr
 		}
 	case v.ctxs[p[0].ctx].site&writeBit != 0:
-		if !t.sawWriteOf(v, c, p[0]) {
+		if t.keptSlotRaces(v, c, p[0]) {
 			t.race(m, i, accRead, s, p[0], true)
 		}
 		p[1] = nr
@@ -603,7 +638,7 @@ func (t *Thread) checkRead(r, m *mem, i int, c *cell, s site, when, floor uint32
 		// by the last block's own before its thread 0 rewrote it.
 		p[1] = nr
 	default:
-		if v.ctxs[p[1].ctx].site&writeBit != 0 && !t.sawWriteOf(v, c, p[1]) {
+		if v.ctxs[p[1].ctx].site&writeBit != 0 && t.keptSlotRaces(v, c, p[1]) {
 			t.race(m, i, accRead, s, p[1], true)
 		}
 		p[0] = p[1]
@@ -639,7 +674,7 @@ func (t *Thread) checkOrder(r, m *mem, i int, kind accKind, c *cell, s site, whe
 	var buf [2]rec
 	p := r.readSlots(c, &buf)
 	for k := range p {
-		if p[k].gid >= v.floor && !v.ordered(p[k]) && !(v.ctxs[p[k].ctx].site&writeBit != 0 && t.sawWriteOf(v, c, p[k])) {
+		if p[k].gid >= v.floor && !v.ordered(p[k]) && !(v.ctxs[p[k].ctx].site&writeBit != 0 && !t.keptSlotRaces(v, c, p[k])) {
 			t.race(m, i, kind, s, p[k], true)
 			break
 		}

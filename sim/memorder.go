@@ -402,7 +402,8 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 	}
 	if kind == accRead {
 		for k, a := range [2]*access{&a0, &a1} {
-			if a.site&writeBit != 0 && a.gid >= floor && a.gid != g && !v.morallyStrong(a, flags) && !ordered(a) && !t.sawWriteOf(v, c, p[k]) {
+			if a.site&writeBit != 0 && a.gid >= floor && a.gid != g && !v.morallyStrong(a, flags) && !ordered(a) && !t.sawWriteOf(v, c, p[k]) &&
+				!t.chainOrdered(v, c, a, v.morallyStrong(&aw, flags)) {
 				t.raceOp(m, i, strongOpName(kind, flags), s, a, true)
 				break
 			}
@@ -478,12 +479,20 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 	}
 	for k, a := range [2]*access{&a0, &a1} {
 		if a.gid >= floor && a.gid != g && (!v.morallyStrong(a, flags) || v.warpVolatile(a, flags, shared, m, i)) && !ordered(a) &&
-			!(a.site&writeBit != 0 && t.sawWriteOf(v, c, p[k])) {
+			!(a.site&writeBit != 0 && t.sawWriteOf(v, c, p[k])) && !t.chainOrdered(v, c, a, kind == accAtomic && v.morallyStrong(&aw, flags)) {
 			t.raceOp(m, i, strongOpName(kind, flags), s, a, true)
 			break
 		}
 	}
-	if aw.gid >= floor && (aw.site&atomicBit == 0 || kind == accWrite && aw.gid != g && !ordered(&aw) && !t.sawWriteOf(v, c, c.w)) {
+	// A strong store that a read-modify-write replaces is kept too, marked
+	// as the start of the RMW chain (chainBit): the RMW's thread and
+	// those that read the chain come after it (chainOrdered), but another
+	// thread's plain read that races with the RMW races with the store as
+	// well, and a CAS after that read excuses only the former (a thread's
+	// atomicAdd replacing its own atomic_ref store hid the store's race
+	// with a CAS loop's plain first guess: TestRacePlainGuessOfStoreAnRMWReplaced).
+	chain := kind == accAtomic && aw.site&atomicBit != 0 && aw.site&(storeBit|volatileBit) != 0
+	if aw.gid >= floor && (aw.site&atomicBit == 0 || chain || kind == accWrite && aw.gid != g && !ordered(&aw) && !t.sawWriteOf(v, c, c.w)) {
 		// A plain write that strong writes now come after, or another
 		// thread's strong write that this strong store does not come
 		// after (they do not race): kept where the next accesses see
@@ -495,7 +504,15 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		// after its own atomic store races with another thread's store,
 		// unless a strong read of the thread read that store (seenWrites).
 		p[1] = p[0]
-		p[0] = rec{aw.gid, t.w.ctxOf(aw.site|writeBit, uint64(aw.when)|uint64(aw.clock)<<32)}
+		if a0.site&(writeBit|chainBit) == writeBit|chainBit && a0.site&(storeBit|volatileBit) != 0 {
+			// Only the slot in front marks the chain's start.
+			p[1] = rec{a0.gid, t.w.ctxOf(a0.site&^chainBit, uint64(a0.when)|uint64(a0.clock)<<32)}
+		}
+		bits := aw.site | writeBit
+		if chain {
+			bits |= chainBit
+		}
+		p[0] = rec{aw.gid, t.w.ctxOf(bits, uint64(aw.when)|uint64(aw.clock)<<32)}
 		r.storeReads(c, p, &buf)
 	}
 	if flags&casBit != 0 {
