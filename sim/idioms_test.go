@@ -755,3 +755,182 @@ func TestRaceAtomicRefSpinLockRelaxedUnlock(t *testing.T) {
 		wantRaceOn(t, exec(t, dev, lin(5, 32, o), refSpinLock(lock, total, sim.MemoryOrderRelaxed)), sim.GlobalSpace, "total")
 	})
 }
+
+// stencil2D is a 5-point stencil over an n x n grid with 16x16 blocks: each
+// block loads its tile and a one-cell halo into a Shared2D array (edge
+// threads load the halo cells beyond them, zero outside the grid), then
+// each thread combines its neighbours; loadSync false drops the barrier
+// between the loads and the stencil.
+func stencil2D(in, out *sim.Buffer[float32], n int, loadSync bool) sim.Kernel {
+	const b = 16
+	return func(t *sim.Thread) {
+		s := sim.Shared2D[float32](t, "halo", b+2, b+2)
+		tx, ty := t.ThreadIdx.X, t.ThreadIdx.Y
+		x, y := t.GlobalX(), t.GlobalY()
+		at := func(x, y int) float32 {
+			if x < 0 || y < 0 || x >= n || y >= n {
+				return 0
+			}
+			return in.Load(t, y*(n)+x)
+		}
+		s.Store(t, (ty+1)*(b+2)+tx+1, at(x, y))
+		if tx == 0 {
+			s.Store(t, (ty+1)*(b+2), at(x-1, y))
+		}
+		if tx == b-1 {
+			s.Store(t, (ty+1)*(b+2)+b+1, at(x+1, y))
+		}
+		if ty == 0 {
+			s.Store(t, tx+1, at(x, y-1))
+		}
+		if ty == b-1 {
+			s.Store(t, (b+1)*(b+2)+tx+1, at(x, y+1))
+		}
+		if loadSync {
+			t.SyncThreads()
+		}
+		c := func(dx, dy int) float32 { return s.Load(t, (ty+1+dy)*(b+2)+tx+1+dx) }
+		out.Store(t, y*n+x, c(0, 0)+c(-1, 0)+c(1, 0)+c(0, -1)+c(0, 1))
+	}
+}
+
+func TestNoRaceStencil2DSharedHalo(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		const n = 32
+		dev := sim.NewDevice(sim.H100)
+		in, out := host(t, dev, "in", iota32(n*n, func(int) float32 { return 1 })), zeroed[float32](t, dev, "out", n*n)
+		cfg := sim.Config{Grid: sim.Dim2(2, 2), Block: sim.Dim2(16, 16), Options: o}
+		wantClean(t, exec(t, dev, cfg, stencil2D(in, out, n, true)))
+		got := out.ToHost()
+		if got[0] != 3 || got[1] != 4 || got[n+1] != 5 || got[16*n+16] != 5 {
+			t.Fatalf("corner %v, edge %v, inside %v, block corner %v", got[0], got[1], got[n+1], got[16*n+16])
+		}
+	})
+}
+
+func TestRaceStencil2DSharedHaloWithoutBarrier(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		const n = 32
+		dev := sim.NewDevice(sim.H100)
+		in, out := host(t, dev, "in", make([]float32, n*n)), zeroed[float32](t, dev, "out", n*n)
+		cfg := sim.Config{Grid: sim.Dim2(2, 2), Block: sim.Dim2(16, 16), Options: o}
+		wantRaceOn(t, exec(t, dev, cfg, stencil2D(in, out, n, false)), sim.SharedSpace, "halo")
+	})
+}
+
+// blockCompact keeps the elements that pass, in order within each warp:
+// each warp counts its survivors with a ballot, lane 0 puts the count in
+// shared memory; after a barrier thread 0 scans the warps' counts and
+// claims the block's place in the output with one atomicAdd; after a
+// second barrier each survivor writes at its block's base plus its warp's
+// offset plus its rank in the warp. baseSync false drops the second.
+func blockCompact(in, out *sim.Buffer[int32], count *sim.Buffer[int32], baseSync bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		warps := t.BlockDim.X / 32
+		offs := sim.Shared[int32](t, "warpOffsets", warps+1)
+		v := in.Load(t, t.GlobalX())
+		keep := v%3 != 0
+		ballot := t.BallotSync(sim.FullMask, keep)
+		lane, w := t.LaneID(), t.WarpID()
+		if lane == 0 {
+			offs.Store(t, w, int32(popcount(ballot)))
+		}
+		t.SyncThreads()
+		if t.ThreadIdx.X == 0 {
+			var sum int32
+			for k := 0; k < warps; k++ {
+				c := offs.Load(t, k)
+				offs.Store(t, k, sum)
+				sum += c
+			}
+			offs.Store(t, warps, sim.AtomicAdd(t, count, 0, sum))
+		}
+		if baseSync {
+			t.SyncThreads()
+		}
+		if keep {
+			rank := int32(popcount(ballot & (1<<lane - 1)))
+			out.Store(t, int(offs.Load(t, warps)+offs.Load(t, w)+rank), v)
+		}
+	}
+}
+
+func popcount(m uint32) int {
+	n := 0
+	for ; m != 0; m &= m - 1 {
+		n++
+	}
+	return n
+}
+
+func TestNoRaceBlockCompactionBallotAndAtomicBase(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		in, out, count := host(t, dev, "in", iota32i(4*128)), zeroed[int32](t, dev, "out", 4*128), zeroed[int32](t, dev, "count", 1)
+		wantClean(t, exec(t, dev, lin(4, 128, o), blockCompact(in, out, count, true)))
+		n := count.ToHost()[0]
+		got := slices.Clone(out.ToHost()[:n])
+		slices.Sort(got)
+		for i, x := range got {
+			if want := int32(i/2*3 + i%2 + 1); x != want {
+				t.Fatalf("kept[%d] = %d, want %d", i, x, want)
+			}
+		}
+	})
+}
+
+func TestRaceBlockCompactionBaseReadWithoutBarrier(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		in, out, count := host(t, dev, "in", iota32i(4*128)), zeroed[int32](t, dev, "out", 4*128), zeroed[int32](t, dev, "count", 1)
+		wantRaceOn(t, exec(t, dev, lin(4, 128, o), blockCompact(in, out, count, false)), sim.SharedSpace, "warpOffsets")
+	})
+}
+
+// volatileMailbox passes a value from block 0 to block 1 through volatile
+// accesses alone, the data and the flag: every access is strong, so there
+// is no data race (PTX), though nothing orders the data before the flag
+// (the consumer may read the old value: a bug of another kind, which no
+// race detector reports). With plainData the consumer reads the data
+// plainly, which races with the producer's volatile store.
+func volatileMailbox(data, flag, out *sim.Buffer[int32], plainData bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		if t.ThreadIdx.X != 0 {
+			return
+		}
+		if t.BlockIdx.X == 0 {
+			data.StoreVolatile(t, 0, 42)
+			flag.StoreVolatile(t, 0, 1)
+			return
+		}
+		for flag.LoadVolatile(t, 0) == 0 {
+		}
+		if plainData {
+			out.Store(t, 0, data.Load(t, 0))
+		} else {
+			out.Store(t, 0, data.LoadVolatile(t, 0))
+		}
+	}
+}
+
+func TestNoRaceVolatileMailboxAllStrong(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		data, flag, out := zeroed[int32](t, dev, "data", 1), zeroed[int32](t, dev, "flag", 1), zeroed[int32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(2, 32, o), volatileMailbox(data, flag, out, false)))
+	})
+}
+
+func TestRaceVolatileMailboxPlainDataRead(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		data, flag, out := zeroed[int32](t, dev, "data", 1), zeroed[int32](t, dev, "flag", 1), zeroed[int32](t, dev, "out", 1)
+		wantRaceOn(t, exec(t, dev, lin(2, 32, o), volatileMailbox(data, flag, out, true)), sim.GlobalSpace, "data")
+	})
+}
