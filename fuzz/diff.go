@@ -110,7 +110,11 @@ const idleLivelockPolls = 4096
 // read-slot replacements that lost a read conflicting with more
 // (volatile-read-replaced-by-own-atomic-load,
 // own-volatile-read-stands-in-both-slots-taken, own-reads-fill-both-slots,
-// own-read-replaced-in-place-displaced-as-older), and a single thread's
+// own-read-replaced-in-place-displaced-as-older), a thread's atomic RMW
+// replacing its own block-scope store, which then no longer raced with
+// another thread's plain read that a CAS followed
+// (rmw-replaces-own-block-scope-store, TestRacePlainGuessOfStoreAnRMWReplaced;
+// counted under limitEvicted until sim kept the store), and a single thread's
 // finite loop of no-change atomics taken for a livelock
 // (finite-no-change-exchanges-alone, deadlock_test.go).
 // A new one is added here
