@@ -249,6 +249,7 @@ func explainMissed(v *verdict, s *simView) string {
 			continue
 		}
 		writes, plainWrites, ownStrong, kept := 0, 0, 0, 0
+		ownDisplaces := false
 		readers := map[int32]bool{}
 		for k := pr.a.idx + 1; k < pr.b; k++ {
 			e := &v.trace[k]
@@ -259,6 +260,13 @@ func explainMissed(v *verdict, s *simView) string {
 			case e.acc == accLoad && int(e.g) == pr.a.g:
 				if e.strong && !pr.a.strong {
 					ownStrong++ // kept beside the plain read, in the other slot
+				}
+				if e.strong && pr.a.strong && len(readers) > 0 {
+					// Both slots taken (this read and another
+					// thread's): the thread's later strong read
+					// replaces its own earlier one, unless nothing
+					// (a fence, a warp sync) came between them.
+					ownDisplaces = true
 				}
 			case e.acc == accLoad:
 				readers[e.g] = true
@@ -273,12 +281,13 @@ func explainMissed(v *verdict, s *simView) string {
 			}
 		}
 		// A read: pushed out by a plain write, by reads of two other
-		// threads, or by a write a strong store kept in a read slot (it
-		// takes the slot the newest read is in); or never recorded, a
-		// strong read finding both slots holding kept writes or plain
-		// reads.
+		// threads, by a write a strong store kept in a read slot (it
+		// takes the slot the newest read is in), or, a strong read, by
+		// its own thread's later strong read while another thread's
+		// read held the other slot; or never recorded, a strong read
+		// finding both slots holding kept writes or plain reads.
 		switch {
-		case pr.a.write && writes > 0 || !pr.a.write && (plainWrites > 0 || len(readers)+min(ownStrong, 1) >= 2 || kept > 0 || pr.a.dropped):
+		case pr.a.write && writes > 0 || !pr.a.write && (plainWrites > 0 || len(readers)+min(ownStrong, 1) >= 2 || kept > 0 || pr.a.dropped || ownDisplaces):
 			if why == "" || why == limitEvicted {
 				why = limitEvicted
 			}
