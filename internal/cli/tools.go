@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,6 +137,15 @@ func cmdSweep(e *env, args []string) error {
 			gpuFailed = gpuFailed || r.GPU.Check != "same"
 		}
 		rows = append(rows, r)
+	}
+	if ran := slices.ContainsFunc(rows, func(r row) bool { return r.Status != "illegal" }); !ran {
+		// Nothing ran: a table of refusals and exit status 0 would pass
+		// for a sweep.
+		hint := ""
+		if len(k.Blocks) > 0 {
+			hint = fmt.Sprintf("; try -blocks %s", strings.ReplaceAll(joinInts(k.Blocks), " ", ""))
+		}
+		return usagef("-blocks %s: no block size runs %s (%s)%s", *blocks, k.Name, rows[len(rows)-1].Error, hint)
 	}
 	if f.json {
 		if err := e.writeJSON(rows); err != nil {
