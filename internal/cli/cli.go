@@ -97,6 +97,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpusim help: unknown command %q%s (gpusim help lists them)\n", args[1], suggest(args[1], commandNames()))
 		return 2
 	}
+	if len(args) > 2 && args[0] == "help" {
+		fmt.Fprintf(stderr, "gpusim help: help takes one command, got %d (gpusim help %s)\n", len(args)-1, args[1])
+		return 2
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		e.usage(stdout)
 		if len(args) == 0 {
@@ -196,8 +200,12 @@ func (e *env) writeJSON(v any) error {
 func cmdList(e *env, args []string) error {
 	fs := e.newFlags("list")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if _, err := e.parse(fs, args); err != nil {
+	pos, err := e.parse(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		return usagef("list takes no arguments, got %q (gpusim run %s runs a kernel)", pos[0], pos[0])
 	}
 	type entry struct {
 		Name    string `json:"name"`

@@ -40,6 +40,8 @@ func TestExitCodes(t *testing.T) {
 		{"occupancy refused", []string{"occupancy", "-block", "1024", "-regs", "128"}, 2, "registers per block"},
 		{"amdahl", []string{"amdahl", "-p", "0.9", "-n", "1000"}, 0, ""},
 		{"negative workers", []string{"race", "add_one", "-workers", "-2"}, 2, "-workers -2"},
+		{"list with an argument", []string{"list", "reduce_sum"}, 2, "list takes no arguments"},
+		{"help of two commands", []string{"help", "run", "race"}, 2, "help takes one command"},
 		{"sweep with no legal block size", []string{"sweep", "add_one", "-blocks", "64,128"}, 2, "add_one takes blocks of 16 threads"},
 	}
 	for _, tt := range tests {
