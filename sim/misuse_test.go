@@ -6,6 +6,7 @@ package sim_test
 // closed or nil Device, a nil Buffer.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -932,6 +933,13 @@ func TestNilDeviceAndBufferAreNamed(t *testing.T) {
 	var r *sim.Report
 	if got := r.Error(); got != "gpusim: nil *Report" {
 		t.Errorf("a nil *Report's Error: %q", got)
+	}
+	// A typed nil *Report in an error (a helper returning one) is walked
+	// by errors.Is and errors.As, which call Unwrap.
+	var asErr error = r
+	var pe *quotaError
+	if errors.Is(asErr, context.Canceled) || errors.As(asErr, &pe) {
+		t.Error("errors.Is or errors.As found something in a nil *Report")
 	}
 	if err := sim.WriteTrace(io.Discard, nil); err == nil || !strings.Contains(err.Error(), "nil *Profile") {
 		t.Errorf("WriteTrace of a nil *Profile: %v", err)

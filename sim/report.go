@@ -257,6 +257,9 @@ type Report struct {
 // (Finding.Panic), so that errors.Is(err, context.DeadlineExceeded) and
 // errors.As(err, &myErr) work on the Report.
 func (r *Report) Unwrap() []error {
+	if r == nil {
+		return nil // a typed nil in an error, as Error allows
+	}
 	var errs []error
 	if r.Stopped != nil {
 		errs = append(errs, r.Stopped)
