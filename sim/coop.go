@@ -140,6 +140,22 @@ func split(parent Group, n int) (groupInfo, int, int) {
 	if n > warpSize && p.first%warpSize != 0 {
 		panic(fmt.Sprintf("tiled_partition: a tile of %d threads must start at a warp boundary", n))
 	}
+	if g, ok := parent.(CoalescedGroup); ok {
+		// Tiles are cut from consecutive threads; a coalesced group with
+		// gaps would be cut across lanes it does not hold, with wrong
+		// ranks.
+		if m := g.mask >> (p.first % warpSize); m&(m+1) != 0 {
+			panic(fmt.Sprintf("tiled_partition: the coalesced group's lanes %#08x are not consecutive, which the simulator does not partition; partition the block or a tile, or use LabeledPartition", g.mask))
+		}
+	}
+	switch parent.(type) {
+	case ThreadBlock, GridGroup:
+		// (A block's last tile may be partial, as a partial last warp is.)
+	default:
+		if n > p.n {
+			panic(fmt.Sprintf("tiled_partition: a tile of %d threads is larger than its parent group of %d; partition the block instead", n, p.n))
+		}
+	}
 	r := p.t.tid - p.first
 	return groupInfo{p.t, p.first + r/n*n, n}, r / n, (p.n + n - 1) / n
 }
@@ -255,7 +271,9 @@ type ThreadGroup struct {
 }
 
 // TiledPartition is cg::tiled_partition(parent, n): the caller's tile of
-// n threads (a power of two) of the parent, split in rank order.
+// n threads (a power of two) of the parent, split in rank order. A tile
+// larger than a parent tile or group, and a partition of a coalesced group
+// whose lanes are not consecutive, are KernelPanic findings.
 func TiledPartition(parent Group, n int) ThreadGroup {
 	gi, meta, metaN := split(parent, n)
 	return ThreadGroup{gi.t, gi.first, n, meta, metaN}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -447,4 +448,46 @@ func TestNoRaceReduceOrdersMatchH100(t *testing.T) {
 			t.Errorf("exclusive_scan rank %d: %v, want about %v", r, got[64+r], s)
 		}
 	}
+}
+
+// A tile cut from a smaller tile, and a partition of a coalesced group
+// whose lanes have gaps, are KernelPanics naming the mistake. Both used to
+// run: the first as a tile reaching past its parent's threads, the second
+// with ranks counted across lanes the group does not hold (0, 2, 0, 2 for
+// the even lanes' tiles of 4).
+func TestPanicTiledPartitionBeyondItsParent(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, want string
+		k          sim.Kernel
+	}{
+		{"tile<64> of a tile<32>", "a tile of 64 threads is larger than its parent group of 32", func(t *sim.Thread) {
+			sim.TiledPartitionOf[sim.Size64](sim.TiledPartitionOf[sim.Size32](sim.ThisThreadBlock(t)))
+		}},
+		{"tile of 32 of a tile of 16", "a tile of 32 threads is larger than its parent group of 16", func(t *sim.Thread) {
+			sim.TiledPartition(sim.TiledPartition(sim.ThisThreadBlock(t), 16), 32)
+		}},
+		{"tiles of the even lanes", "lanes 0x55555555 are not consecutive", func(t *sim.Thread) {
+			if t.ThreadIdx.X%2 == 0 {
+				sim.TiledPartition(sim.CoalescedThreads(t), 4).Sync()
+			}
+		}},
+	} {
+		f := only(t, report(t, sim.NewDevice(sim.H100), lin(1, 64), c.k), sim.KernelPanic)
+		if !strings.Contains(f.Detail, c.want) {
+			t.Errorf("%s: %q, want it to say %q", c.name, f.Detail, c.want)
+		}
+	}
+	// A coalesced group of consecutive lanes, and a block's partial last
+	// tile, are partitioned as before.
+	wantClean(t, exec(t, sim.NewDevice(sim.H100), lin(1, 48), func(t *sim.Thread) {
+		sim.TiledPartition(sim.ThisThreadBlock(t), 64).Sync()
+		if t.ThreadIdx.X < 12 {
+			g := sim.TiledPartition(sim.CoalescedThreads(t), 4)
+			if g.ThreadRank() != t.ThreadIdx.X%4 || g.MetaGroupRank() != t.ThreadIdx.X/4 {
+				panic(fmt.Sprintf("rank %d of tile %d", g.ThreadRank(), g.MetaGroupRank()))
+			}
+			g.Sync()
+		}
+	}))
 }
