@@ -446,12 +446,26 @@ func (g CoalescedGroup) All(pred bool) bool { return g.t.AllSync(g.mask, pred) }
 func (g CoalescedGroup) Ballot(pred bool) uint32 { return g.compact(g.t.BallotSync(g.mask, pred)) }
 
 // CoalescedShfl is group.shfl(v, rank): the value of the thread of that rank.
+// A rank outside the group is undefined in CUDA: the thread gets its own
+// value, and an InvalidShuffle finding says so.
 func CoalescedShfl[T Elem](g CoalescedGroup, v T, rank int) T {
 	src := g.laneOf(rank)
 	if src < 0 {
-		src = g.t.lane // a rank outside the group: undefined in CUDA; the own value
+		v = ShflSync(g.t, g.mask, v, g.t.lane)
+		g.t.rankOutside("CoalescedShfl", rank, bits.OnesCount32(g.mask))
+		return v
 	}
 	return ShflSync(g.t, g.mask, v, src)
+}
+
+// rankOutside reports a shuffle from a rank outside the caller's group of
+// n threads; the launch goes on.
+//
+//go:noinline
+func (t *Thread) rankOutside(op string, rank, n int) {
+	t.w.l.addFinding(Finding{Kind: InvalidShuffle,
+		Detail:  fmt.Sprintf("rank %d is outside the coalesced group of %d threads (ranks 0 to %d): the value is undefined on hardware; the thread got its own", rank, n, n-1),
+		Current: threadAccess(t, op, t.w.sites.callerSite())})
 }
 
 // CoalescedShflUp is group.shfl_up(v, delta): the value of the thread delta

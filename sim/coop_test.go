@@ -491,3 +491,27 @@ func TestPanicTiledPartitionBeyondItsParent(t *testing.T) {
 		}
 	}))
 }
+
+// group.shfl from a rank outside a coalesced group is undefined in CUDA:
+// the thread gets its own value, as before, and now an InvalidShuffle
+// finding with the line, where it used to pass in silence.
+func TestInvalidShuffleCoalescedRankOutsideGroup(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := zeroed[int32](t, dev, "out", 32)
+	r := exec(t, dev, lin(1, 32), func(t *sim.Thread) {
+		if t.ThreadIdx.X < 8 {
+			g := sim.CoalescedThreads(t)
+			out.Store(t, t.ThreadIdx.X, sim.CoalescedShfl(g, int32(t.ThreadIdx.X), 8)) //@rankOutside
+		}
+	})
+	f := only(t, r, sim.InvalidShuffle)
+	if !strings.Contains(f.Detail, "rank 8 is outside the coalesced group of 8 threads") || f.Current.Site != at(t, "rankOutside") || f.Count != 8 {
+		t.Errorf("want rank 8 of 8 named at the line, 8 times:\n%v", r)
+	}
+	for i, v := range out.ToHost()[:8] {
+		if v != int32(i) {
+			t.Errorf("lane %d got %d, want its own value", i, v)
+		}
+	}
+}

@@ -22,7 +22,7 @@ const (
 	OutOfBounds                       // an index outside a buffer, or a shared array outside its block (fatal: the launch is aborted)
 	KernelPanic                       // a Go panic in the kernel (fatal)
 	InvalidShared                     // shared memory declared inconsistently or beyond the limits (fatal)
-	InvalidShuffle                    // a shuffle reads a lane outside the mask, or one that exited or does not exist, or has an undefined width
+	InvalidShuffle                    // a shuffle reads a lane outside the mask, or one that exited or does not exist, or a rank outside its group, or has an undefined width
 	Hang                              // a thread ran past the watchdog's timeout without calling into sim (fatal)
 	BudgetExceeded                    // the launch ran out of its time limit, Options.WithTimeLimit (fatal)
 	StackOverflow                     // a thread's stack grew past Options.MaxDepth frames (fatal)
