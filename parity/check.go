@@ -250,6 +250,9 @@ func checkLaunch(test Test, l Launch, gpu kernels.Backend) error {
 // (kernels.LaunchCooperative, which b must implement); b's own options
 // are not consulted, so CooperativeIfGridSync asks only the kernel's twin.
 func RunLaunch(b kernels.Backend, kernel any, l Launch) (kernels.Result, error) {
+	if _, err := kernelParams(kernel); err != nil {
+		return nil, err // (before the twin's lookup, which panics on a nil kernel)
+	}
 	coop, err := cooperation(kernel, l.Cooperative, false)
 	if err != nil {
 		return nil, err
@@ -348,8 +351,11 @@ func runLaunch(b kernels.Backend, kernel any, l Launch, coop cooperative) (kerne
 // whether it is a buffer.
 func kernelParams(kernel any) ([]bool, error) {
 	v := reflect.ValueOf(kernel)
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return nil, fmt.Errorf("parity: Test.Kernel is %T, not a kernel function", kernel)
+	if v.Kind() == reflect.Func && v.IsNil() {
+		return nil, fmt.Errorf("parity: the kernel is a nil %T: give the kernel function itself (Saxpy)", kernel)
+	}
+	if v.Kind() != reflect.Func {
+		return nil, fmt.Errorf("parity: the kernel is %T, not a kernel function", kernel)
 	}
 	ft := v.Type()
 	if ft.NumOut() != 1 || ft.Out(0) != reflect.TypeFor[sim.Kernel]() {

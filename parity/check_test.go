@@ -84,6 +84,8 @@ func TestRunLaunchRefusesBadArguments(t *testing.T) {
 		want   string
 	}{
 		{"not a kernel", func(int) {}, Launch{}, "not a function returning sim.Kernel"},
+		{"no kernel", nil, Launch{}, "is <nil>, not a kernel function"},
+		{"nil kernel function", (func(x, y *sim.Buffer[float32], a float32, n int) sim.Kernel)(nil), Launch{}, "is a nil func("},
 		{"too few", saxpy, Launch{Args: []any{[]float32{1}}}, "takes 4 arguments"},
 		{"scalar overflow", saxpy, Launch{Grid: sim.Dim(1), Block: sim.Dim(1), Args: []any{[]float32{1}, []float32{1}, float32(1), 1 << 40}}, "32-bit int"},
 		{"wrong buffer type", saxpy, Launch{Grid: sim.Dim(1), Block: sim.Dim(1), Args: []any{[]int32{1}, []float32{1}, float32(1), 1}}, "buffer"},
