@@ -36,6 +36,11 @@ func Load(dir string, patterns ...string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("translate: loading %s: %w", strings.Join(patterns, " "), err)
 	}
+	if len(pkgs) == 0 {
+		// go list failed without packages.Load saying so: outside any
+		// module it prints "go.mod file not found" and lists nothing.
+		return nil, fmt.Errorf("translate: no package matches %s (from %s): run inside the Go module that holds it, the directory of its go.mod or below", strings.Join(patterns, " "), dir)
+	}
 	var errs []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		// go list reports a type error the compiler found too (relative

@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -115,5 +116,20 @@ func TestLoadTypeErrorOnce(t *testing.T) {
 	}
 	if n := strings.Count(err.Error(), "undefinedName"); n != 1 {
 		t.Errorf("the type error is named %d times, want once:\n%v", n, err)
+	}
+}
+
+// A package named from outside any module loads nothing, and go list's
+// complaint (no go.mod) does not reach packages.Load's caller: Load says
+// that nothing matched and where to run it, where it returned no kernels
+// and gpusim cuda said the package had none.
+func TestLoadOutsideAModuleIsNamed(t *testing.T) {
+	pkg, err := filepath.Abs("testdata/stale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Load(t.TempDir(), pkg)
+	if err == nil || !strings.Contains(err.Error(), "no package matches") || !strings.Contains(err.Error(), "go.mod") {
+		t.Errorf("Load from outside a module = %v, %v; want an error saying nothing matched, and to run inside the module", res, err)
 	}
 }
