@@ -85,3 +85,36 @@ func TestOutOfBoundsNegative(t *testing.T) {
 	}
 	t.Log(r)
 }
+
+// An access past dynamic shared memory names the launch's size of it: the
+// array's length comes from Config.SharedBytes, not from the kernel, and a
+// launch that forgot it read "index 0 outside [0,0)" and no more. Views
+// carved from it, under other types too, say the same; a static array
+// does not.
+func TestOutOfBoundsDynamicSharedNamesSharedBytes(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		sharedBytes int
+		k           sim.Kernel
+		want        string
+	}{
+		{"SharedBytes left out", 0, func(t *sim.Thread) {
+			sim.DynamicShared[float32](t, "smem").Store(t, 0, 1)
+		}, "index 0 outside [0,0): the launch's dynamic shared memory is 0 bytes (Config.SharedBytes)"},
+		{"a carved view", 64, func(t *sim.Thread) {
+			smem := sim.DynamicShared[float32](t, "smem")
+			counts := sim.Reinterpret[int32](smem.Offset(8))
+			counts.Store(t, 8, 1)
+		}, "index 8 outside [0,8): the launch's dynamic shared memory is 64 bytes (Config.SharedBytes)"},
+		{"a static array", 64, func(t *sim.Thread) {
+			sim.Shared[float32](t, "s", 4).Store(t, 4, 1)
+		}, "index 4 outside [0,4)"},
+	} {
+		cfg := lin(1, 1)
+		cfg.SharedBytes = c.sharedBytes
+		f := wantKind(t, exec(t, sim.NewDevice(sim.H100), cfg, c.k), sim.OutOfBounds)
+		if f.Detail != c.want {
+			t.Errorf("%s: %q, want %q", c.name, f.Detail, c.want)
+		}
+	}
+}

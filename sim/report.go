@@ -573,6 +573,10 @@ func (t *Thread) badAccess(m *mem, i int, op string) {
 		f.Kind, f.Detail = ForeignBuffer, "zero-value Buffer: make one with sim.Alloc or sim.FromHost"
 	case m.space == GlobalSpace && m.dev != t.w.l.dev:
 		f.Kind, f.Detail = ForeignBuffer, fmt.Sprintf("buffer %q belongs to another Device", m.name)
+	case m.space == SharedSpace && t.blk.dynamic != nil && root == t.blk.dynamic.base():
+		// (Its length comes from the launch, not the kernel: one who
+		// forgot Config.SharedBytes reads [0,0) and wonders why.)
+		f.Detail += fmt.Sprintf(": the launch's dynamic shared memory is %d bytes (Config.SharedBytes)", t.w.l.dynSh)
 	}
 	t.w.l.addFinding(f)
 	panic(abortKernel{})
