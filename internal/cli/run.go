@@ -247,7 +247,8 @@ func (m *caseMaker) generate(what string, n, block int) (kernels.Case, error) {
 // lengths the case's N and Params give them: the generator's for its N,
 // or, where the file sets Params of a kernel whose Params shape its inputs
 // (kernels.Kernel.InputLens), those Params' (the case's N is then the
-// file's, in the kernel's unit). An N below 0, a Block below 1, an N or
+// file's, in the kernel's unit). An N below 0, a Block below 1 or
+// outside the kernel's Blocks (as -block is held to them), an N or
 // Block other than -n's or -block's, Params the kernel does not take,
 // Params that need other inputs than the generator's without Inputs, and
 // inputs of another count or length are bad input.
@@ -283,6 +284,9 @@ func (m *caseMaker) read(path string) (kernels.Case, error) {
 		}
 		if m.block != 0 && *raw.Block != m.block {
 			return kernels.Case{}, inputf("input %s: Block %d, but the run asks for blocks of %d threads (-block, or sweep's -blocks): leave Block out of the file to choose it there", path, *raw.Block, m.block)
+		}
+		if m.k.Blocks != nil && !contains(m.k.Blocks, *raw.Block) {
+			return kernels.Case{}, inputf("input %s: illegal launch shape: %s takes blocks of %s threads, not %d", path, m.k.Name, joinInts(m.k.Blocks), *raw.Block)
 		}
 		block = *raw.Block
 	}
