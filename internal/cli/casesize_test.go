@@ -97,6 +97,7 @@ func TestCaseFileConsistency(t *testing.T) {
 		{"histogram grid", `{"N": 1000, "Params": [7]}`, []string{"run", "histogram_text"}, 0, "grid (7)"},
 		{"Block the kernel does not take", `{"N": 10, "Block": 7}`, []string{"run", "vector_add"},
 			2, "illegal launch shape: vector_add takes blocks of 64, 128, 256, 512, 1024 threads, not 7"},
+		{"two cases in one file", `{"N": 4} {"N": 5}`, []string{"run", "vector_add"}, 2, "more follows the case's JSON object, which ends at byte 8: a file holds one case"},
 		{"N against -n", `{"N": 4}`, []string{"run", "vector_add", "-n", "8"}, 2, "N 4, but -n 8"},
 		{"Block against -block", `{"Block": 256}`, []string{"run", "vector_add", "-block", "128"}, 2, "Block 256, but the run asks for blocks of 128 threads"},
 		{"Block against a sweep", `{"Block": 256}`, []string{"sweep", "vector_add", "-blocks", "128,256"}, 2, "Block 256, but the run asks for blocks of 128 threads"},

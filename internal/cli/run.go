@@ -268,6 +268,11 @@ func (m *caseMaker) read(path string) (kernels.Case, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return kernels.Case{}, inputf("input %s: %v (a case has N, Block, Params and Inputs)", path, err)
 	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		// A second case, or a stray bracket, would be left unread.
+		return kernels.Case{}, inputf("input %s: more follows the case's JSON object, which ends at byte %d: a file holds one case", path, end)
+	}
 	n, block, what := m.n, m.block, fmt.Sprintf("-n %d", m.n)
 	if raw.N != nil {
 		if *raw.N < 0 {
