@@ -458,6 +458,19 @@ func TestTimeLimitNamesLiveThreadNotExitedOne(t *testing.T) {
 	}
 }
 
+// A grid too large for its time limit is told from a livelock: the finding
+// says how many of the grid's blocks never started, as a deadlock's does,
+// where it named only the threads of the block the limit caught.
+func TestTimeLimitNamesBlocksNeverStarted(t *testing.T) {
+	dev := sim.NewDevice(sim.H100)
+	o := sim.Options{}.WithDetection(false).WithTimeLimit(50 * time.Millisecond)
+	r := report(t, dev, cfg1(1<<20, 256, o), func(th *sim.Thread) { th.SyncThreads() })
+	f := only(t, r, sim.BudgetExceeded)
+	if !strings.Contains(f.Detail, " of the grid's 1048576 blocks never started") {
+		t.Errorf("want the blocks that never started counted:\n%v", r)
+	}
+}
+
 // The time limit, like a cancellation, abandons a thread that reaches no
 // scheduling point a second after it ran out, even with the watchdog off.
 func TestTimeLimitAbandonsThreadWithoutSchedulingPoint(t *testing.T) {

@@ -1189,6 +1189,9 @@ func (w *worker) syncLivelock(t *Thread) {
 func (w *worker) budgetReport() {
 	f := Finding{Kind: BudgetExceeded,
 		Detail: fmt.Sprintf("the launch ran past its time limit of %v (Options.WithTimeLimit): a livelock whose threads keep changing memory, or a launch that needs a longer limit", w.l.opts.timeLimit)}
+	if waiting := w.l.nblocks - int(min(w.l.nextBlock.Load(), int64(w.l.nblocks))); waiting > 0 {
+		f.Detail += fmt.Sprintf("; %d of the grid's %d blocks never started", waiting, w.l.nblocks)
+	}
 	g, _ := w.groupLive(f.Kind)
 	g.finish(&f)
 	if len(f.Waiting) > 0 {
