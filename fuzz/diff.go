@@ -287,7 +287,8 @@ func explainMissed(v *verdict, s *simView) string {
 		// read held the other slot; or never recorded, a strong read
 		// finding both slots holding kept writes or plain reads.
 		switch {
-		case pr.a.write && writes > 0 || !pr.a.write && (plainWrites > 0 || len(readers)+min(ownStrong, 1) >= 2 || kept > 0 || pr.a.dropped || ownDisplaces):
+		case pr.a.write && writes > 0 || !pr.a.write && (plainWrites > 0 || len(readers)+min(ownStrong, 1) >= 2 || kept > 0 || pr.a.dropped || ownDisplaces ||
+			pr.a.strong && ownWriteDropsRead(v, pr.inst, pr.a.idx, pr.a.g)):
 			if why == "" || why == limitEvicted {
 				why = limitEvicted
 			}
@@ -296,6 +297,32 @@ func explainMissed(v *verdict, s *simView) string {
 		}
 	}
 	return why
+}
+
+// ownWriteDropsRead reports whether sim leaves thread g's strong read of
+// cell instance inst, at trace index ai, unrecorded: the cell's last write
+// before it is g's own strong store, which kept another write in a read
+// slot, and another thread's strong read since the last plain write holds
+// the other slot. A thread that wrote the cell last gives way to the
+// other's read (memorder.go, strongCheck), the lesser loss of the two
+// slots.
+func ownWriteDropsRead(v *verdict, inst, ai, g int) bool {
+	lastW, lastStrong, lastKept, otherRead := -1, false, false, false
+	for k := 0; k < ai; k++ {
+		e := &v.trace[k]
+		if e.kind != evAccess || e.cell != int8(inst%nCells) || (isShared(int(e.cell)) && int(e.g)/v.tpb != g/v.tpb) {
+			continue
+		}
+		if e.acc == accLoad {
+			otherRead = otherRead || e.strong && int(e.g) != g
+			continue
+		}
+		lastW, lastStrong, lastKept = int(e.g), e.strong, v.keeps[k]
+		if !e.strong {
+			otherRead = false // a plain write empties the slots
+		}
+	}
+	return lastW == g && lastStrong && lastKept && otherRead
 }
 
 func kindList(m map[sim.Kind]bool) []string {
