@@ -452,7 +452,7 @@ func (f *fn) mathCall(c *ast.CallExpr, g *types.Func) string {
 func (f *fn) bitsCall(c *ast.CallExpr, g *types.Func) string {
 	m, ok := bitsFuncs[g.Name()]
 	if !ok {
-		f.errorf(c.Pos(), "bits.%s has no CUDA translation; use OnesCount, LeadingZeros, TrailingZeros, Len or Reverse", g.Name())
+		f.errorf(c.Pos(), "bits.%s has no CUDA translation; %s", g.Name(), bitsRewrite(g.Name()))
 		return "0"
 	}
 	if m.need != "" {

@@ -356,7 +356,10 @@
 //
 // math/bits: OnesCount, LeadingZeros, TrailingZeros, Len and Reverse in
 // their 32-bit, 64-bit and uint forms (__popc, __clz, __ffs, __brev and
-// their 64-bit forms), all exact. Other functions of math are refused.
+// their 64-bit forms), all exact. Other functions of math are refused;
+// the refusal of a rotation or byte reversal names the shifts to write, and
+// that of an 8- or 16-bit form the 32-bit one (LeadingZeros8(x) is
+// LeadingZeros32(uint32(x)) - 24).
 //
 // # Refused
 //

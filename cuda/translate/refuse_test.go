@@ -3,6 +3,8 @@ package translate
 import (
 	"go/ast"
 	"go/token"
+	"math/bits"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -133,4 +135,78 @@ func splitQuoted(t *testing.T, s string) []string {
 		s = s[len(q):]
 	}
 	return out
+}
+
+// TestBitsRewrites: the refusal of a math/bits function without a CUDA
+// form names a rewrite, and each rewrite computes what the function does
+// (every 8- and 16-bit input, and sampled rotations and byte orders).
+func TestBitsRewrites(t *testing.T) {
+	for _, c := range []struct {
+		fn, says string
+		want     func(x uint64, k int) uint64
+		got      func(x uint64, k int) uint64
+		inputs   uint64 // every x below this, else samples
+	}{
+		{"LeadingZeros8", "bits.LeadingZeros32(uint32(x)) - 24",
+			func(x uint64, _ int) uint64 { return uint64(bits.LeadingZeros8(uint8(x))) },
+			func(x uint64, _ int) uint64 { return uint64(bits.LeadingZeros32(uint32(uint8(x))) - 24) }, 1 << 8},
+		{"LeadingZeros16", "bits.LeadingZeros32(uint32(x)) - 16",
+			func(x uint64, _ int) uint64 { return uint64(bits.LeadingZeros16(uint16(x))) },
+			func(x uint64, _ int) uint64 { return uint64(bits.LeadingZeros32(uint32(uint16(x))) - 16) }, 1 << 16},
+		{"TrailingZeros8", "min(bits.TrailingZeros32(uint32(x)), 8)",
+			func(x uint64, _ int) uint64 { return uint64(bits.TrailingZeros8(uint8(x))) },
+			func(x uint64, _ int) uint64 { return uint64(min(bits.TrailingZeros32(uint32(uint8(x))), 8)) }, 1 << 8},
+		{"TrailingZeros16", "min(bits.TrailingZeros32(uint32(x)), 16)",
+			func(x uint64, _ int) uint64 { return uint64(bits.TrailingZeros16(uint16(x))) },
+			func(x uint64, _ int) uint64 { return uint64(min(bits.TrailingZeros32(uint32(uint16(x))), 16)) }, 1 << 16},
+		{"Reverse8", "uint8(bits.Reverse32(uint32(x)) >> 24)",
+			func(x uint64, _ int) uint64 { return uint64(bits.Reverse8(uint8(x))) },
+			func(x uint64, _ int) uint64 { return uint64(uint8(bits.Reverse32(uint32(uint8(x))) >> 24)) }, 1 << 8},
+		{"Reverse16", "uint16(bits.Reverse32(uint32(x)) >> 16)",
+			func(x uint64, _ int) uint64 { return uint64(bits.Reverse16(uint16(x))) },
+			func(x uint64, _ int) uint64 { return uint64(uint16(bits.Reverse32(uint32(uint16(x))) >> 16)) }, 1 << 16},
+		{"OnesCount8", "bits.OnesCount32(uint32(x))",
+			func(x uint64, _ int) uint64 { return uint64(bits.OnesCount8(uint8(x))) },
+			func(x uint64, _ int) uint64 { return uint64(bits.OnesCount32(uint32(uint8(x)))) }, 1 << 8},
+		{"Len16", "bits.Len32(uint32(x))",
+			func(x uint64, _ int) uint64 { return uint64(bits.Len16(uint16(x))) },
+			func(x uint64, _ int) uint64 { return uint64(bits.Len32(uint32(uint16(x)))) }, 1 << 16},
+		{"RotateLeft8", "x<<s | x>>(8-s) with s := uint(k) & 7",
+			func(x uint64, k int) uint64 { return uint64(bits.RotateLeft8(uint8(x), k)) },
+			func(x uint64, k int) uint64 { y, s := uint8(x), uint(k)&7; return uint64(y<<s | y>>(8-s)) }, 0},
+		{"RotateLeft32", "x<<s | x>>(32-s) with s := uint(k) & 31",
+			func(x uint64, k int) uint64 { return uint64(bits.RotateLeft32(uint32(x), k)) },
+			func(x uint64, k int) uint64 { y, s := uint32(x), uint(k)&31; return uint64(y<<s | y>>(32-s)) }, 0},
+		{"RotateLeft", "x<<s | x>>(64-s) with s := uint(k) & 63",
+			func(x uint64, k int) uint64 { return uint64(bits.RotateLeft(uint(x), k)) },
+			func(x uint64, k int) uint64 { y, s := uint(x), uint(k)&63; return uint64(y<<s | y>>(64-s)) }, 0},
+		{"ReverseBytes32", "x>>24 | x>>8&0xff00 | x<<8&0xff0000 | x<<24",
+			func(x uint64, _ int) uint64 { return uint64(bits.ReverseBytes32(uint32(x))) },
+			func(x uint64, _ int) uint64 {
+				y := uint32(x)
+				return uint64(y>>24 | y>>8&0xff00 | y<<8&0xff0000 | y<<24)
+			}, 0},
+		{"ReverseBytes16", "x>>8 | x<<8",
+			func(x uint64, _ int) uint64 { return uint64(bits.ReverseBytes16(uint16(x))) },
+			func(x uint64, _ int) uint64 { y := uint16(x); return uint64(y>>8 | y<<8) }, 1 << 16},
+	} {
+		if msg := bitsRewrite(c.fn); !strings.Contains(msg, c.says) {
+			t.Errorf("bits.%s: the refusal says %q, want it to name %q", c.fn, msg, c.says)
+		}
+		r := rand.New(rand.NewPCG(7, 8))
+		n := c.inputs
+		if n == 0 {
+			n = 4096
+		}
+		for i := range n {
+			x, k := i, int(i%200)-100
+			if c.inputs == 0 {
+				x = r.Uint64()
+			}
+			if w, g := c.want(x, k), c.got(x, k); w != g {
+				t.Errorf("bits.%s(%#x, %d) = %#x, the rewrite %s gives %#x", c.fn, x, k, w, c.says, g)
+				break
+			}
+		}
+	}
 }

@@ -1,8 +1,10 @@
 package translate
 
 import (
+	"fmt"
 	"go/ast"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -278,4 +280,36 @@ var bitsFuncs = map[string]bitsFunc{
 	"Reverse32":       {c: "__brev(%s)"},
 	"Reverse64":       {c: "__brevll(%s)"},
 	"Reverse":         {c: "__brevll(%s)"},
+}
+
+// bitsRewrite says what to write instead of the function name of
+// math/bits, which has no translation: a rotation or a byte reversal with
+// shifts, an 8- or 16-bit form through the 32-bit one (TestBitsRewrites
+// checks each formula against math/bits).
+func bitsRewrite(name string) string {
+	base := strings.TrimRight(name, "0123456789")
+	width := name[len(base):]
+	switch {
+	case base == "RotateLeft":
+		if width == "" {
+			width = "64" // uint is 64 bits in the twin
+		}
+		w, _ := strconv.Atoi(width)
+		return fmt.Sprintf("write the rotation with shifts, x<<s | x>>(%d-s) with s := uint(k) & %d (a shift by %d gives 0 in Go, and in the twin)", w, w-1, w)
+	case base == "ReverseBytes":
+		return "write it with shifts and masks (x>>24 | x>>8&0xff00 | x<<8&0xff0000 | x<<24 for a uint32, x>>8 | x<<8 for a uint16)"
+	case width == "8" || width == "16":
+		w, _ := strconv.Atoi(width)
+		switch base {
+		case "OnesCount", "Len":
+			return fmt.Sprintf("use the 32-bit form, bits.%s32(uint32(x))", base)
+		case "LeadingZeros":
+			return fmt.Sprintf("use the 32-bit form, bits.LeadingZeros32(uint32(x)) - %d", 32-w)
+		case "TrailingZeros":
+			return fmt.Sprintf("use the 32-bit form, min(bits.TrailingZeros32(uint32(x)), %d)", w)
+		case "Reverse":
+			return fmt.Sprintf("use the 32-bit form, uint%d(bits.Reverse32(uint32(x)) >> %d)", w, 32-w)
+		}
+	}
+	return "use OnesCount, LeadingZeros, TrailingZeros, Len or Reverse (their 32-bit, 64-bit and uint forms), or write the computation out"
 }

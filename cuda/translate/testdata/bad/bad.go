@@ -344,6 +344,20 @@ func LibraryTuple(a *sim.Buffer[uint32]) sim.Kernel {
 	}
 }
 
+func BitsWithoutForm(a *sim.Buffer[uint32], b *sim.Buffer[uint8], h *sim.Buffer[uint16]) sim.Kernel {
+	return func(t *sim.Thread) {
+		x, y, z := a.Load(t, 0), b.Load(t, 0), h.Load(t, 0)
+		a.Store(t, 1, bits.RotateLeft32(x, 7))              // want "bits.RotateLeft32 has no CUDA translation; write the rotation with shifts, x<<s \\| x>>\\(32-s\\) with s := uint\\(k\\) & 31"
+		a.Store(t, 2, uint32(bits.RotateLeft(uint(x), -3))) // want "bits.RotateLeft has no CUDA translation; write the rotation with shifts, x<<s \\| x>>\\(64-s\\) with s := uint\\(k\\) & 63"
+		a.Store(t, 3, bits.ReverseBytes32(x))               // want "bits.ReverseBytes32 has no CUDA translation; write it with shifts and masks"
+		a.Store(t, 4, uint32(bits.LeadingZeros8(y)))        // want "bits.LeadingZeros8 has no CUDA translation; use the 32-bit form, bits.LeadingZeros32\\(uint32\\(x\\)\\) - 24"
+		a.Store(t, 5, uint32(bits.TrailingZeros16(z)))      // want "bits.TrailingZeros16 has no CUDA translation; use the 32-bit form, min\\(bits.TrailingZeros32\\(uint32\\(x\\)\\), 16\\)"
+		a.Store(t, 6, uint32(bits.Reverse8(y)))             // want "bits.Reverse8 has no CUDA translation; use the 32-bit form, uint8\\(bits.Reverse32\\(uint32\\(x\\)\\) >> 24\\)"
+		a.Store(t, 7, uint32(bits.OnesCount16(z)))          // want "bits.OnesCount16 has no CUDA translation; use the 32-bit form, bits.OnesCount32\\(uint32\\(x\\)\\)"
+		a.Store(t, 8, bits.Rem32(x, x, 7))                  // want "bits.Rem32 has no CUDA translation; use OnesCount, .*or write the computation out"
+	}
+}
+
 func LenOfCalledRow(a *sim.Buffer[int32]) sim.Kernel {
 	return func(t *sim.Thread) {
 		var m [2][3]int32
