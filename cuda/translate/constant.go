@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -176,11 +177,9 @@ func (f *fn) constRef(recv ast.Expr) *constDecl {
 				f.errorf(x.Pos(), "%s", cd.err)
 				return nil
 			}
-			if f.tr.global[cd.sym] {
-				f.errorf(x.Pos(), "constant %s is named %q, as is a function the kernel calls, and both are file-scope names in CUDA; rename one", v.Name(), cd.sym)
-				return nil
+			if _, ok := f.consts[cd]; !ok {
+				f.consts[cd] = x.Pos()
 			}
-			f.consts[cd] = true
 			return cd
 		}
 		if v != nil && v.Parent() != f.tr.pkg.Scope() {
@@ -268,4 +267,40 @@ func (f *fn) reserveConsts(fd *ast.FuncDecl) {
 		}
 		return true
 	})
+}
+
+// constClash refuses a constant whose CUDA symbol is also the name of a
+// function in the kernel's translation unit (its entry point or a helper it
+// calls): both are file-scope names in CUDA. A function of the package the
+// kernel does not call is no clash, as it is not in the unit. It reports at
+// each reading of the constant (in the kernel or a helper) and says whether
+// it did.
+func (tr *translator) constClash(k *fn, entry string, order []*helper) bool {
+	funcs := map[string]string{entry: "the kernel's entry point"}
+	for _, h := range order {
+		funcs[h.name] = "a function the kernel calls"
+	}
+	clash := false
+	report := func(reads map[*constDecl]token.Pos) {
+		var at []token.Pos
+		for cd, pos := range reads {
+			if _, ok := funcs[cd.sym]; ok {
+				at = append(at, pos)
+			}
+		}
+		slices.Sort(at)
+		for _, pos := range at {
+			for cd, p := range reads {
+				if p == pos {
+					tr.errorf(pos, "constant %s is named %q, as is %s, and both are file-scope names in CUDA; rename one", cd.v.Name(), cd.sym, funcs[cd.sym])
+				}
+			}
+			clash = true
+		}
+	}
+	report(k.consts)
+	for _, h := range order {
+		report(h.consts)
+	}
+	return clash
 }

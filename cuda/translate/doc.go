@@ -245,7 +245,9 @@
 // Refused too: a constant's declaration other than var x =
 // sim.NewConstant[T]("name", n) with constants (an alias of another
 // constant variable, a computed name or length), a name that is not a C
-// identifier or is one C, CUDA or the generated code already uses, two
+// identifier or is one C, CUDA or the generated code already uses (or the
+// name of the kernel, or of a helper it calls: a package function no
+// kernel reading the constant calls is no clash), two
 // constants of one name in a package, no elements, a constant variable
 // assigned after its declaration, a constant held in a local, parameter or
 // result (it is a file-scope symbol in CUDA, not a value), and a constant

@@ -42,8 +42,8 @@ type fn struct {
 	needs      map[string]bool
 	calls      []*helper
 	callSeen   map[*helper]bool
-	consts     map[*constDecl]bool // the constants it reads
-	gridSync   bool                // calls grid.sync(): its kernel needs a cooperative launch
+	consts     map[*constDecl]token.Pos // the constants it reads, each at its first read
+	gridSync   bool                     // calls grid.sync(): its kernel needs a cooperative launch
 	declShared bool
 	failed     bool
 	nerr       int // refusals so far, repeated ones included
@@ -78,7 +78,7 @@ func (tr *translator) newFn(fd *ast.FuncDecl, targs []types.Type) *fn {
 		glabels:  map[*types.Label]string{},
 		needs:    map[string]bool{},
 		callSeen: map[*helper]bool{},
-		consts:   map[*constDecl]bool{},
+		consts:   map[*constDecl]token.Pos{},
 		file:     shortFile(tr.fset.Position(fd.Pos()).Filename),
 	}
 	f.reserveConsts(fd)

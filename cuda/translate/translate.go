@@ -118,9 +118,9 @@ type helper struct {
 	res    string // result struct, for more than one result
 	needs  map[string]bool
 	calls  []*helper
-	consts map[*constDecl]bool // the constants it reads
-	shared bool                // declares a static shared array itself
-	grid   bool                // calls grid.sync() itself
+	consts map[*constDecl]token.Pos // the constants it reads, each at its first read
+	shared bool                     // declares a static shared array itself
+	grid   bool                     // calls grid.sync() itself
 	failed bool
 	state  int // 0 new, 1 translating, 2 done
 }
@@ -576,6 +576,9 @@ func (tr *translator) kernel(fd *ast.FuncDecl, obj *types.Func, targs []types.Ty
 		for cd := range h.consts {
 			consts[cd] = true
 		}
+	}
+	if tr.constClash(f, entry, order) {
+		failed = true
 	}
 	if failed {
 		return nil

@@ -81,3 +81,20 @@ func ConstantHostOnly(out *sim.Buffer[float32]) sim.Kernel {
 		weights.CopyFromHostAt(nil, 0, nil) // want "Constant.CopyFromHostAt runs on the host, not in a kernel"
 	}
 }
+
+var entryClash = sim.NewConstant[int32]("ConstantEntryClash", 4)
+
+func ConstantEntryClash(out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		out.Store(t, 0, entryClash.Load(t, 0)) // want "constant entryClash is named \"ConstantEntryClash\", as is the kernel's entry point"
+	}
+}
+
+func readClash(t *sim.Thread) int32 { return clashName.Load(t, 1) } // want "constant clashName is named \"clashHelper\", as is a function the kernel calls"
+
+func ConstantClashInHelper(out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		out.Store(t, 0, readClash(t))
+		out.Store(t, 1, clashHelper(t))
+	}
+}

@@ -83,3 +83,24 @@ func LdgVectors(c4 *sim.Buffer[sim.Char4], uc4 *sim.Buffer[sim.Uchar4], s2 *sim.
 // Gains is read by testdata/bad, which may not use another package's
 // constant in a kernel.
 var Gains = sim.NewConstant[float32]("gains", 2)
+
+// scaleBy is a helper of HelperNamedLikeConstant; the constant below has
+// its name, which clashes in no translation unit: no kernel calls the one
+// and reads the other.
+var scaleTable = sim.NewConstant[int32]("scaleBy", 4)
+
+func scaleBy(x int32) int32 { return x * 3 }
+
+// ConstantNamedLikeHelper reads a constant named like a helper it does not call.
+func ConstantNamedLikeHelper(out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		out.Store(t, 0, scaleTable.Load(t, 1))
+	}
+}
+
+// HelperNamedLikeConstant calls that helper and reads no constant.
+func HelperNamedLikeConstant(out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		out.Store(t, 0, scaleBy(out.Load(t, 1)))
+	}
+}
