@@ -153,6 +153,7 @@ type Buffer[T Storable] struct {
 	// i+lo, as row[x-w] is in CUDA.
 	whole *Buffer[T]
 	lo    int
+	cast  bool // whole is the bytes of an Offset's buffer as T (Reinterpret; see outside)
 }
 
 // Alloc allocates a global buffer of n elements, uninitialised as with

@@ -94,9 +94,11 @@ func (b *Buffer[T]) Offset(off int) *Buffer[T] {
 // outside returns, for index i outside view b made by Offset, the buffer
 // b was cut from and the index there: inside it, the access is that
 // element's; outside, it is reported out of bounds on that buffer, with
-// that index.
+// that index. The cast of an Offset view (Reinterpret) reports an index
+// outside that buffer as its own, as the kernel indexed it (a carve's
+// counts[8]), not in the terms of the buffer's bytes as its type.
 func (b *Buffer[T]) outside(i int) (*Buffer[T], int, bool) {
-	if b.whole == nil || uint(i) < uint(b.n) {
+	if b.whole == nil || uint(i) < uint(b.n) || b.cast && uint(i+b.lo) >= uint(b.whole.n) {
 		return nil, 0, false
 	}
 	return b.whole, i + b.lo, true
@@ -108,7 +110,8 @@ func (b *Buffer[T]) outside(i int) (*Buffer[T], int, bool) {
 // and dynamic shared memory carved into typed arrays
 // (`float *a = (float *)smem; int *c = (int *)&a[n];` is
 // `a := sim.Reinterpret[float32](smem); c := sim.Reinterpret[int32](a.Offset(n))`)
-// are all views.
+// are all views. The view of an Offset view reaches, as the cast pointer
+// does, all of the buffer the Offset was cut from: c[-1] above is a[n-1].
 //
 // If b's start is not a multiple of U's CUDA alignment (Align) from the
 // start of the allocation (cudaMalloc's and shared memory's are aligned to
@@ -136,7 +139,40 @@ func Reinterpret[U, T Storable](b *Buffer[T]) *Buffer[U] {
 	if any(t) != any(u) { // (another type: zero values of one type are equal)
 		v.view = fmt.Sprintf("%T", u)
 	}
+	if b.whole != nil {
+		// The cast of a pointer reaches what the pointer does: all of
+		// the buffer b was cut from by Offset (`(float4 *)(in + 8)` at
+		// index -1 is floats 4 to 7 of in). Its whole is that buffer's
+		// bytes as U, from the byte whose distance to b's start is a
+		// multiple of U's size, so that index i outside v is element
+		// i + lo there.
+		usize, lo := int(unsafe.Sizeof(u)), b.lo*int(unsafe.Sizeof(t))
+		v.whole, v.lo, v.cast = reinterpretFrom[U](b.whole, lo%usize), lo/usize, true
+	}
 	return v
+}
+
+// reinterpretFrom is the view of b's bytes from byte off as elements of U,
+// as many as fit.
+func reinterpretFrom[U, T Storable](b *Buffer[T], off int) *Buffer[U] {
+	var t T
+	var u U
+	bytes := b.n*int(unsafe.Sizeof(t)) - off
+	n := bytes / int(unsafe.Sizeof(u))
+	root, byteOff := &b.mem, off
+	if b.vroot != nil {
+		root, byteOff = b.vroot, b.vbyte+off
+	}
+	var p unsafe.Pointer
+	if n > 0 {
+		p = unsafe.Add(unsafe.Pointer(&b.elems()[0]), off)
+	}
+	w := newView[U](root, byteOff, p, n, b.name)
+	w.view = b.view
+	if any(t) != any(u) {
+		w.view = fmt.Sprintf("%T", u)
+	}
+	return w
 }
 
 // viewOf makes the view of n elements of U starting off elements of T into b.

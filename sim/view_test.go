@@ -662,3 +662,75 @@ func TestRaceFloat4ViewNamesItsType(t *testing.T) {
 		t.Errorf("want the race named as element 1 of out's sim.Float4 view:\n%v", f)
 	}
 }
+
+// The cast of a row pointer reaches what the pointer does:
+// `((float4 *)(in + 8))[-1]` is floats 4 to 7 of in, no finding; [-3]
+// starts 4 floats before in, out of bounds, named as the kernel indexed
+// it. Reinterpret of an Offset view was bounded at the view's start.
+func TestNoRaceReinterpretedRowPointerReachesBack(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	in := host(t, dev, "in", iota32(16, func(i int) float32 { return float32(i) }))
+	out := mustAlloc[sim.Float4](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, lin(1, 1), func(t *sim.Thread) {
+		p := sim.Reinterpret[sim.Float4](in.Offset(8))
+		out.Store(t, 0, p.Load(t, -1))
+	}))
+	if got := out.ToHost()[0]; got != sim.MakeFloat4(4, 5, 6, 7) {
+		t.Errorf("((float4 *)(in + 8))[-1] = %v, want floats 4 to 7", got)
+	}
+}
+
+func TestOutOfBoundsReinterpretedRowPointerBeforeBuffer(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	in := host(t, dev, "in", make([]float32, 16))
+	out := mustAlloc[sim.Float4](t, dev, "out", 1)
+	r := exec(t, dev, lin(1, 1), func(t *sim.Thread) {
+		p := sim.Reinterpret[sim.Float4](in.Offset(8))
+		out.Store(t, 0, p.Load(t, -3))
+	})
+	f := wantKind(t, r, sim.OutOfBounds)
+	if f.Memory != "in" || f.View != "sim.Float4" || f.Index != -3 || !strings.Contains(f.Detail, "outside [0,2)") {
+		t.Fatalf("want in[-3] of its float4 view, outside [0,2):\n%v", f)
+	}
+}
+
+// carvedBack: dynamic shared memory carved into n floats a and ints c
+// from a[n] (`int *c = (int *)&a[n]`); each thread stores c[-1], which is
+// a[n-1], then thread 0 reads a[n-1] after a barrier, or without one.
+func carvedBack(out *sim.Buffer[float32], n int, barrier bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		a := sim.Reinterpret[float32](sim.DynamicShared[uint8](t, "smem"))
+		c := sim.Reinterpret[int32](a.Offset(n))
+		if t.ThreadIdx.X == 1 {
+			c.Store(t, -1, 0x3f800000) //@cbStore
+		}
+		if barrier {
+			t.SyncThreads()
+		}
+		if t.ThreadIdx.X == 0 {
+			out.Store(t, 0, a.Load(t, n-1)) //@cbLoad
+		}
+	}
+}
+
+func TestNoRaceCarvedSharedCastReachesBack(t *testing.T) {
+	t.Parallel()
+	dev := sim.NewDevice(sim.H100)
+	out := mustAlloc[float32](t, dev, "out", 1)
+	wantClean(t, exec(t, dev, sim.Config{Grid: sim.Dim(1), Block: sim.Dim(2), SharedBytes: 64}, carvedBack(out, 8, true)))
+	if got := out.ToHost()[0]; got != 1 {
+		t.Errorf("a[7] = %v, want 1 (stored as c[-1])", got)
+	}
+}
+
+func TestRaceCarvedSharedCastReachesBack(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		out := mustAlloc[float32](t, dev, "out", 1)
+		r := exec(t, dev, sim.Config{Grid: sim.Dim(1), Block: sim.Dim(2), SharedBytes: 64, Options: o}, carvedBack(out, 8, false))
+		wantRace(t, r, sim.SharedSpace, "smem", at(t, "cbStore"), at(t, "cbLoad"))
+	})
+}
