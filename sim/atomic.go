@@ -139,7 +139,7 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 	var s site
 	if detect || w.prof() {
 		// strongAccess <- rmw <- AtomicAdd etc. (inlined or not) <- the kernel.
-		s = t.strongAccess(&b.mem, i, kind, flags)
+		s = t.strongAccess(&b.mem, i, kind, flags|scalarSize[T]())
 	}
 	var mu *sync.Mutex
 	if w.parallel && b.space == GlobalSpace {

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gpusim/gpusim/sim"
@@ -249,4 +250,110 @@ func TestRaceRepeatedIsCounted(t *testing.T) {
 	if len(races) == 0 || len(races) > 3 || total < 159 {
 		t.Errorf("want the racy increment reported as at most 3 findings counting every racing access (>= 159), got %d findings counting %d:\n%v", len(races), total, r)
 	}
+}
+
+// Strong accesses of different widths: PTX calls two strong accesses
+// morally strong only if they overlap completely, so a 32-bit atomic on
+// half of a word a 64-bit atomic updates races with it, and so do a
+// 64-bit volatile store and a 32-bit volatile load of half of it. A
+// vector access is one access per element (PTX), so a volatile float4
+// load and a volatile float store of one of its floats are morally
+// strong. Sizes were not compared: all of these were clean.
+
+// atomicWidths: thread 0 adds to a uint64 atomically; thread 1 adds to
+// its low half through a uint32 view (narrow) or to the whole word
+// through a uint64 view of that view.
+func atomicWidths(q *sim.Buffer[uint64], narrow bool) sim.Kernel {
+	u := sim.Reinterpret[uint32](q)
+	q2 := sim.Reinterpret[uint64](u)
+	return func(t *sim.Thread) {
+		if t.ThreadIdx.X == 0 {
+			sim.AtomicAdd(t, q, 0, 1<<32) //@awWide
+		} else if narrow {
+			sim.AtomicAdd(t, u, 0, 1) //@awNarrow
+		} else {
+			sim.AtomicAdd(t, q2, 0, 1)
+		}
+	}
+}
+
+func TestRaceAtomicOnHalfOfAtomicWord(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		q := zeroed[uint64](t, dev, "q", 1)
+		r := exec(t, dev, lin(1, 2, o), atomicWidths(q, true))
+		f := wantRace(t, r, sim.GlobalSpace, "q", at(t, "awWide"), at(t, "awNarrow"))
+		if !strings.Contains(f.Detail, "different widths") || !strings.Contains(f.Detail, "overlapping completely") {
+			t.Errorf("the finding does not say why two atomics race:\n%v", f)
+		}
+	})
+}
+
+func TestNoRaceAtomicsOfOneWidthThroughViews(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		q := zeroed[uint64](t, dev, "q", 1)
+		wantClean(t, exec(t, dev, lin(1, 2, o), atomicWidths(q, false)))
+		if got := q.ToHost()[0]; got != 1<<32+1 {
+			t.Errorf("q = %#x, want 0x100000001", got)
+		}
+	})
+}
+
+// volatileWidths: block 0 stores a uint64 volatile; block 1 loads its
+// high half volatile through a uint32 view (narrow), or the whole word.
+func volatileWidths(q, out *sim.Buffer[uint64], narrow bool) sim.Kernel {
+	u := sim.Reinterpret[uint32](q)
+	return func(t *sim.Thread) {
+		if t.BlockIdx.X == 0 {
+			q.StoreVolatile(t, 0, 7<<32) //@vwStore
+		} else if narrow {
+			out.Store(t, 0, uint64(u.LoadVolatile(t, 1))) //@vwNarrow
+		} else {
+			out.Store(t, 0, q.LoadVolatile(t, 0))
+		}
+	}
+}
+
+func TestRaceVolatileLoadOfHalfOfVolatileWord(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		q := zeroed[uint64](t, dev, "q", 1)
+		out := mustAlloc[uint64](t, dev, "out", 1)
+		r := exec(t, dev, lin(2, 1, o), volatileWidths(q, out, true))
+		f := wantRace(t, r, sim.GlobalSpace, "q", at(t, "vwStore"), at(t, "vwNarrow"))
+		if !strings.Contains(f.Detail, "different widths") {
+			t.Errorf("the finding does not say why two volatile accesses race:\n%v", f)
+		}
+	})
+}
+
+func TestNoRaceVolatileLoadOfVolatileWord(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		q := zeroed[uint64](t, dev, "q", 1)
+		out := mustAlloc[uint64](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(2, 1, o), volatileWidths(q, out, false)))
+	})
+}
+
+func TestNoRaceVolatileFloat4AndVolatileFloatOfIt(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		f := zeroed[float32](t, dev, "f", 8)
+		out := mustAlloc[sim.Float4](t, dev, "out", 1)
+		f4 := sim.Reinterpret[sim.Float4](f)
+		wantClean(t, exec(t, dev, lin(2, 1, o), func(t *sim.Thread) {
+			if t.BlockIdx.X == 0 {
+				f.StoreVolatile(t, 6, 1)
+			} else {
+				out.Store(t, 0, f4.LoadVolatile(t, 1))
+			}
+		}))
+	})
 }

@@ -47,7 +47,14 @@ const (
 	// storeBit marks a strong write that is a store (atomic_ref's store),
 	// not a read-modify-write (for reports).
 	storeBit = 1 << 26
-	siteMask = 1<<26 - 1
+	// sizeBits is a strong access's scalar size, log2 of 1, 2, 4 or 8
+	// bytes (a vector's element: PTX models a vector access as one
+	// access per element). Strong accesses of different sizes that
+	// overlap are not morally strong (PTX: they must overlap completely),
+	// and race.
+	sizeBits  = 3 << sizeShift
+	sizeShift = 24
+	siteMask  = 1<<sizeShift - 1
 	// chainBit marks, on a strong store kept in a read slot (writeBit and
 	// storeBit or volatileBit; a store never has casBit of its own), the
 	// store a read-modify-write replaced: the start of the chain of
@@ -982,7 +989,12 @@ func (t *Thread) raceOp(m *mem, i int, op string, s site, prev *access, slot boo
 	f := Finding{Kind: DataRace, Space: m.space, Memory: m.name, Cols: m.cols, View: m.view, Index: i,
 		Current:  threadAccess(t, op, s),
 		Previous: l.accessOf(prev.gid, pop, site(prev.site&siteMask))}
-	if prev.site&atomicBit != 0 && strings.HasPrefix(op, "atomic") {
+	if cur := t.x.strong; prev.site&atomicBit != 0 && cur != 0 && (prev.site^cur)&sizeBits != 0 {
+		// Two strong accesses of overlapping bytes, of different
+		// sizes (morallyStrong).
+		f.Detail = fmt.Sprintf("both accesses are strong (atomic or volatile), but of different widths (this one %d bytes, the previous %d): strong accesses that overlap without overlapping completely are not morally strong, so they race (PTX); access the bytes with one width",
+			1<<(cur&sizeBits>>sizeShift), 1<<(prev.site&sizeBits>>sizeShift))
+	} else if prev.site&atomicBit != 0 && strings.HasPrefix(op, "atomic") {
 		// Two strong accesses race only when a block scope leaves the
 		// other's thread out (morallyStrong).
 		f.Detail = "both accesses are atomic, but one has block scope (thread_scope_block) and the threads are in different blocks: they are not morally strong, so they race (PTX); use device scope"

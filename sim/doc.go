@@ -189,7 +189,11 @@
 //
 // The Atomic functions are CUDA's set on CUDA's types; where CUDA has no
 // overload, the type constraint leaves it out. Atomics never race with each
-// other. ThreadFence and ThreadFenceBlock order a thread's accesses and,
+// other, unless their widths differ: strong accesses (atomics, volatile
+// and AtomicRef operations) of overlapping bytes are morally strong only
+// if they overlap completely (PTX), so a 32-bit atomic on half of a word
+// that 64-bit atomics update races with them; a vector access counts as
+// one access per element. ThreadFence and ThreadFenceBlock order a thread's accesses and,
 // paired with atomics, make release/acquire: a fence followed by an atomic
 // publishes the thread's accesses before the fence; an atomic followed by a
 // fence acquires what earlier releases to that element published. A lock

@@ -284,7 +284,9 @@ func (t *Thread) strongAccess(m *mem, i int, kind accKind, flags uint32) site {
 			floor = t.blk.gidBase
 			t.checkShared(m, i, opNames[kind])
 		}
+		t.x.strong = flags | atomicBit
 		t.eachCell(m, i, kind, s, func(r *mem, c *cell) { t.strongCheck(r, m, i, c, kind, s, flags, floor) })
+		t.x.strong = 0
 		if flags&volatileBit != 0 && kind == accRead {
 			t.x.poll, t.x.pollIdx = m, i
 		} else {
@@ -298,7 +300,7 @@ func (t *Thread) strongAccess(m *mem, i int, kind accKind, flags uint32) site {
 // access (with flags) are morally strong (PTX): both strong, and each one's
 // scope includes the other's thread. Such accesses never race.
 func (v *hbView) morallyStrong(a *access, flags uint32) bool {
-	return a.site&atomicBit != 0 &&
+	return a.site&atomicBit != 0 && (a.site^flags)&sizeBits == 0 &&
 		((a.site|flags)&blockScopeBit == 0 || a.gid-v.base < v.n)
 }
 
@@ -312,6 +314,9 @@ func (v *hbView) morallyStrong(a *access, flags uint32) bool {
 // warp-mates' volatile writes (warpVolatile), depending on what its thread
 // did since: only the same thread's next volatile read stands in for it.
 func (v *hbView) covers(a *access, flags uint32, shared bool) bool {
+	if (a.site^flags)&sizeBits != 0 {
+		return false // a write of a's size or of the current one's races with the other only
+	}
 	if shared {
 		return a.site&volatileBit == 0 || v.lockstep || a.gid == v.t.gid && flags&volatileBit != 0
 	}
@@ -322,6 +327,9 @@ func (v *hbView) covers(a *access, flags uint32, shared bool) bool {
 // conflicts with every write the current strong read (with flags) does:
 // covers with the roles swapped, for one thread.
 func (v *hbView) coveredBy(a *access, flags uint32, shared bool) bool {
+	if (a.site^flags)&sizeBits != 0 {
+		return false
+	}
 	if shared {
 		return flags&volatileBit == 0 || v.lockstep || a.site&volatileBit != 0
 	}

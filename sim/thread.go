@@ -95,6 +95,9 @@ type threadExtra struct {
 	// spanHit says what the current access reported on the cells checked
 	// so far, spanMute what it no longer reports (see muteRace).
 	spanHit, spanMute uint8
+	// strong is the strong access being checked (strongAccess): its
+	// flags with atomicBit, for the race report; 0 for a plain access.
+	strong uint32
 	// poll is the element (of poll, at pollIdx) the thread's latest
 	// checked access read with a volatile load; nil after any other
 	// access (see warpVolatile).

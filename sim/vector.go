@@ -92,3 +92,19 @@ func Align[T Storable]() int {
 	}
 	return 16 // Int4, Uint4, Float4, Double2, Longlong2
 }
+
+// scalarSize is T's scalar size as a strong access's sizeBits: a
+// vector's element size, as PTX models a vector access as one access
+// per element.
+func scalarSize[T Storable]() uint32 {
+	var z T
+	switch any(z).(type) {
+	case int8, uint8, Char4, Uchar4:
+		return 0
+	case int16, uint16, Half, BFloat16, Short2, Short4:
+		return 1 << sizeShift
+	case int64, uint64, float64, Double2, Longlong2:
+		return 3 << sizeShift
+	}
+	return 2 << sizeShift // 4-byte scalars and their vectors
+}
