@@ -578,7 +578,7 @@ func (t *Thread) sawWrite(c *cell, w access) {
 	if sw.gid != t.gid {
 		*sw = seenWrites{gid: t.gid}
 	}
-	w.site &^= writeBit
+	w.site &^= writeBit | chainBit
 	for k := range sw.cell {
 		if sw.cell[k] == c && sw.w[k] == w {
 			return
@@ -597,7 +597,9 @@ func (t *Thread) sawWriteOf(v *hbView, c *cell, r rec) bool {
 		return false
 	}
 	a := v.decode(r)
-	a.site &^= writeBit
+	// (A write kept in a read slot is marked writeBit, and chainBit where
+	// a read-modify-write replaced it: neither is part of the write.)
+	a.site &^= writeBit | chainBit
 	for k := range sw.cell {
 		if sw.cell[k] == c && sw.w[k] == a {
 			return true

@@ -177,3 +177,57 @@ func TestRaceBlockScopeAccessWithoutPoll(t *testing.T) {
 		})
 	}
 }
+
+// storeThenAdd: block 0 stores the flag (atomic_ref, relaxed) and, once
+// block 1 has seen that store (ack), adds to it (atomicAdd) and says so
+// (done, relaxed: it releases nothing). Block 1 polls the flag until it
+// sees the store, acknowledges, waits for done and reads the flag plainly.
+// The add replaced the store the poll saw, and keeps it in a read slot as
+// the start of its chain; the plain read comes after the store (observation
+// order) but races with the add, which block 1 never saw.
+func storeThenAdd(flag, ack, done, out *sim.Buffer[int32]) sim.Kernel {
+	return func(t *sim.Thread) {
+		f := sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice)
+		a := sim.NewAtomicRef(ack, 0, sim.ThreadScopeDevice)
+		d := sim.NewAtomicRef(done, 0, sim.ThreadScopeDevice)
+		if t.BlockIdx.X == 0 {
+			f.Store(t, 1, sim.MemoryOrderRelaxed) //@seenChainStore
+			for a.Load(t, sim.MemoryOrderRelaxed) == 0 {
+			}
+			sim.AtomicAdd(t, flag, 0, 1) //@unseenChainAdd
+			d.Store(t, 1, sim.MemoryOrderRelaxed)
+			return
+		}
+		for flag.LoadVolatile(t, 0) != 1 {
+		}
+		a.Store(t, 1, sim.MemoryOrderRelaxed)
+		for d.Load(t, sim.MemoryOrderRelaxed) == 0 {
+		}
+		out.Store(t, 0, flag.Load(t, 0)) //@readAfterChain
+	}
+}
+
+// The race is the plain read's with the add, not with the store the poll
+// saw: a write kept in a read slot as its chain's start is still the write
+// the poll saw (it was reported as the store while the kept copy's mark
+// hid it from the thread's observations).
+func TestRacePlainReadAfterSeenStoreWithUnseenAdd(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		flag := zeroed[int32](t, dev, "flag", 1)
+		ack := zeroed[int32](t, dev, "ack", 1)
+		done := zeroed[int32](t, dev, "done", 1)
+		out := zeroed[int32](t, dev, "out", 1)
+		r := exec(t, dev, lin(2, 1, o), storeThenAdd(flag, ack, done, out))
+		wantRace(t, r, sim.GlobalSpace, "flag", at(t, "unseenChainAdd"), at(t, "readAfterChain"))
+		for _, f := range r.Of(sim.DataRace) {
+			if f.Current.Site == at(t, "seenChainStore") || f.Previous.Site == at(t, "seenChainStore") {
+				t.Errorf("the store block 1 saw is reported:\n%v", r)
+			}
+		}
+		if got := out.ToHost()[0]; got != 2 {
+			t.Errorf("out = %d, want 2", got)
+		}
+	})
+}
