@@ -353,6 +353,71 @@ func TestDeadlockGridSyncMoreBlocksThanResident(t *testing.T) {
 	}
 }
 
+// Residency counts the launch's dynamic shared memory and registers, as the
+// GPU's does: a software grid barrier over 41 blocks of 256 threads fits a
+// T4 (4 blocks per SM by threads, 160 in all), but with 40 KB of dynamic
+// shared memory a block (1 per SM: 40) or 128 registers a thread (2 per
+// SM: 80, the grid fits) the 41st block cannot start until one of the first
+// 40 exits, which none does. The scheduler used to admit blocks by threads
+// alone, and the launch ran to the end where the GPU hangs.
+func residentGridBarrier(t *testing.T, o sim.Options, sharedBytes, regs int) (*sim.Report, uint32) {
+	dev := sim.NewDevice(sim.T4)
+	arrive := zeroed[uint32](t, dev, "arrive", 1)
+	cfg := lin(41, 256, o)
+	cfg.SharedBytes, cfg.Registers = sharedBytes, regs
+	r := exec(t, dev, cfg, leaderGridSync(arrive))
+	return r, arrive.ToHost()[0]
+}
+
+func TestNoDeadlockGridBarrierFitsByThreads(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		r, arrived := residentGridBarrier(t, o, 0, 0)
+		onlyKinds(t, r)
+		if arrived != 41 {
+			t.Fatalf("arrive = %d, want 41", arrived)
+		}
+	})
+}
+
+func TestNoDeadlockGridBarrierFitsByRegisters(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		r, arrived := residentGridBarrier(t, o, 0, 128)
+		onlyKinds(t, r)
+		if arrived != 41 {
+			t.Fatalf("arrive = %d, want 41", arrived)
+		}
+	})
+}
+
+func TestDeadlockGridBarrierBeyondResidencyByDynamicShared(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		r, arrived := residentGridBarrier(t, o, 40<<10, 0)
+		f := wantKind(t, r, sim.Deadlock)
+		if arrived != 40 || !strings.Contains(f.Detail, "1 of the grid's 41 blocks never started (at most 40 resident, bounded by shared memory per SM)") {
+			t.Fatalf("arrive = %d (want 40), detail %q", arrived, f.Detail)
+		}
+		for _, w := range f.Waiting {
+			if w.Site != at(t, "gsyncSpin") || !strings.Contains(w.At, "spin") {
+				t.Fatalf("waiting entry %+v, want spinning at %s", w, at(t, "gsyncSpin"))
+			}
+		}
+	})
+}
+
+func TestDeadlockGridBarrierBeyondResidencyByRegisters(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		r, arrived := residentGridBarrier(t, o, 0, 255)
+		f := wantKind(t, r, sim.Deadlock)
+		if arrived != 40 || !strings.Contains(f.Detail, "bounded by registers per SM") {
+			t.Fatalf("arrive = %d (want 40), detail %q", arrived, f.Detail)
+		}
+	})
+}
+
 func TestDeadlockSyncWarpVersusSyncThreads(t *testing.T) {
 	t.Parallel()
 	dev := sim.NewDevice(sim.H100)

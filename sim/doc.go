@@ -61,14 +61,18 @@
 // Launch runs the grid's blocks in blockIdx order (linear, x fastest). A
 // block is resident from its first thread's start to its last thread's exit;
 // normally one block is resident at a time, and more are admitted only when
-// every resident thread is spinning without progress (a thread may wait for a
-// flag another block sets), up to the number the device could hold (SMs x
-// blocks per SM by threads and block limits). Within a block, threads run one
-// at a time, each until it suspends: at a barrier, at a warp collective, when
-// an atomic changes nothing (a spin), or, under RandomOrder, at every atomic
-// and fence. A thread that suspends resumes later on its own coroutine; a
-// thread that never suspends runs as a plain call on the coroutine that
-// started it, so a barrier-free block costs one coroutine switch.
+// every resident thread is spinning without progress (a thread may wait for
+// a flag another block sets), up to the number the device could hold (SMs x
+// blocks per SM by the limits on threads and blocks, Config.Registers and
+// Config.SharedBytes, as Spec.CalcOccupancy gives them; static shared memory
+// is not known ahead and does not count), so that a block waiting for one
+// the GPU could not hold with it is a deadlock, as on the GPU. Within a
+// block, threads run one at a time, each until it suspends: at a barrier, at
+// a warp collective, when an atomic changes nothing (a spin), or, under
+// RandomOrder, at every atomic and fence. A thread that suspends resumes
+// later on its own coroutine; a thread that never suspends runs as a plain
+// call on the coroutine that started it, so a barrier-free block costs one
+// coroutine switch.
 //
 // # Memory
 //

@@ -220,7 +220,7 @@ func (d *Device) LaunchContext(ctx context.Context, cfg Config, k Kernel) error 
 	l.tpb = l.block.Size()
 	l.nblocks = l.grid.Size()
 	l.gidBase = d.takeGids(l.nblocks * l.tpb)
-	l.resident = d.spec.SMs * maxBlocksPerSM(&d.spec, l.tpb)
+	l.resident, l.residentBy = residency(&d.spec, l.tpb, cfg.Registers, cfg.SharedBytes)
 	if p := cfg.Options.progress; p != nil {
 		p.total.Add(int64(l.nblocks))
 		l.prog = p
@@ -330,15 +330,19 @@ const (
 	spareThreads    = 4096
 )
 
-// maxBlocksPerSM is the residency bound by threads and blocks alone (shared
-// memory and registers are not known to the scheduler).
-func maxBlocksPerSM(s *Spec, tpb int) int {
-	n := s.MaxThreadsPerSM / tpb
-	if n > s.MaxBlocksPerSM {
-		n = s.MaxBlocksPerSM
+// residency is how many blocks of tpb threads the device holds at once, and
+// what bounds them: SMs x the blocks per SM that the occupancy calculator
+// gives for the launch's registers (Config.Registers, 0 unknown: no limit)
+// and dynamic shared memory, as the GPU would. A kernel's static shared
+// memory is not known before its threads declare it, so it does not count.
+// Without the registers and the dynamic shared memory, a block spinning on
+// a flag that a later block sets, in a grid larger than the GPU holds, ran
+// to the end where the GPU hangs.
+func residency(s *Spec, tpb, regs, dynShared int) (int, string) {
+	o, err := s.CalcOccupancy(tpb, regs, dynShared)
+	if err != nil || o.BlocksPerSM < 1 {
+		// Validate has refused what the calculator refuses.
+		return s.SMs, "threads"
 	}
-	if n < 1 {
-		n = 1
-	}
-	return n
+	return s.SMs * o.BlocksPerSM, o.Limiter.String()
 }

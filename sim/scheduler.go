@@ -37,7 +37,8 @@ type launch struct {
 	detect  bool
 	spec    *Spec
 
-	resident int // blocks one worker may hold at once
+	resident   int    // blocks one worker may hold at once
+	residentBy string // what bounds resident: "warps", "registers", ...
 
 	maxDepth     int   // Options.MaxDepth: 0 is no limit
 	shadowBudget int64 // Options.ShadowBudget: 0 is no budget
@@ -1056,8 +1057,8 @@ func (w *worker) deadlock() {
 		f.Detail = w.lockstepDetail(f.Detail, spinning && stall == "")
 	}
 	if waiting := w.l.nblocks - int(min(w.l.nextBlock.Load(), int64(w.l.nblocks))); waiting > 0 && stall == "" {
-		f.Detail += fmt.Sprintf("; %d of the grid's %d blocks never started (at most %d resident, by threads and blocks per SM)",
-			waiting, w.l.nblocks, w.l.resident)
+		f.Detail += fmt.Sprintf("; %d of the grid's %d blocks never started (at most %d resident, bounded by %s per SM)",
+			waiting, w.l.nblocks, w.l.resident, w.l.residentBy)
 	}
 	g.finish(&f)
 	w.l.addFinding(f)
