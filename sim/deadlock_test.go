@@ -127,6 +127,60 @@ func TestDeadlockNoChangeExchangeForeverAlone(t *testing.T) {
 	}
 }
 
+// A block's threads poll a flag nothing sets with an atomic and a
+// __nanosleep, a bounded number of times, then take a fallback path (a
+// try-lock with a retry limit, a wait for a producer that may be late). A
+// thread parks at each of the two calls, so 100 iterations are 200 polls
+// without progress per thread: with 256 threads, 4096 polls in all (16 per
+// thread, 64 rounds) took them for a livelock. The verdict waits for 512
+// polls per thread now (idleRounds); polling for ever is still a deadlock.
+func nanosleepRetries(flag, out *sim.Buffer[int32], retries int) sim.Kernel {
+	return func(t *sim.Thread) {
+		for i := 0; retries < 0 || i < retries; i++ {
+			if sim.AtomicOr(t, flag, 0, 0) != 0 { //@retryPoll
+				out.Store(t, t.ThreadIdx.X, 1)
+				return
+			}
+			t.Nanosleep(100) //@retrySleep
+		}
+		out.Store(t, t.ThreadIdx.X, -1) // the fallback
+	}
+}
+
+func TestNoDeadlockBoundedNanosleepRetries(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		flag := zeroed[int32](t, dev, "flag", 1)
+		out := zeroed[int32](t, dev, "out", 256)
+		onlyKinds(t, exec(t, dev, lin(1, 256, o), nanosleepRetries(flag, out, 100)))
+		for i, v := range out.ToHost() {
+			if v != -1 {
+				t.Fatalf("out[%d] = %d, want -1 (every thread took the fallback)", i, v)
+			}
+		}
+	})
+}
+
+func TestDeadlockNanosleepRetriesUnbounded(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		flag := zeroed[int32](t, dev, "flag", 1)
+		out := zeroed[int32](t, dev, "out", 256)
+		r := exec(t, dev, lin(1, 256, o), nanosleepRetries(flag, out, -1))
+		f := wantKind(t, r, sim.Deadlock)
+		if len(f.Waiting) != 256 {
+			t.Fatalf("%d threads waiting, want 256:\n%v", len(f.Waiting), r)
+		}
+		for _, w := range f.Waiting {
+			if w.Site != at(t, "retryPoll") && w.Site != at(t, "retrySleep") || !strings.Contains(w.At, "spin") {
+				t.Fatalf("waiting entry %+v, want spinning at %s or %s", w, at(t, "retryPoll"), at(t, "retrySleep"))
+			}
+		}
+	})
+}
+
 func TestDeadlockFlagNeverSetPlainPoll(t *testing.T) {
 	t.Parallel()
 	dev := sim.NewDevice(sim.H100)

@@ -324,9 +324,13 @@
 // polls per thread for a few threads, fewer for many). A thread polling
 // with atomics that change nothing (a failed CAS, an exchange of the value
 // held), or waiting with __nanosleep, is parked at each such call, a round
-// each: the verdict then waits for 4096 such polls in a row in all (and
-// never fewer than the 64 rounds), so a single thread's finite loop of
-// fewer is no livelock. Plain loads only
+// each: the verdict then waits for 4096 such polls in a row in all, and
+// for 512 per live thread while that makes at most 2^20 in all (2048
+// threads; fewer per thread for more), and never for fewer than the 64
+// rounds. So a single thread's finite loop of fewer than 4096 polls, and a
+// block's bounded retry loops (an atomic poll and a __nanosleep, a hundred
+// times, then a fallback) are no livelock; 8192 threads' loops of a
+// hundred such iterations are. Plain loads only
 // count as polling when they read the same few addresses in the same order
 // over and over (a loop reading a table in an order that depends on what
 // it computes, such as a Markov chain drawing its next state, never does),

@@ -319,7 +319,11 @@ const (
 	// idlePolls is the polls without progress, in all, that make a
 	// livelock where threads park at each poll (an atomic that changed
 	// nothing, __nanosleep), each poll a round: see idleRounds.
-	idlePolls = 4096
+	// idlePollsThread is the polls per thread such a livelock waits for,
+	// while the live threads' turns stay within idleTurns.
+	idlePolls       = 4096
+	idlePollsThread = 512
+	idleTurns       = 1 << 20
 )
 
 // poolsCoros reports whether w takes its coroutines from idlePool and gives
@@ -705,12 +709,16 @@ func (w *worker) stuckRounds() int {
 // nothing, __nanosleep) since the last progress: such a thread polls once
 // a round, where a thread the spin watch parked ran a turn of polls, so
 // the rounds count polls: idlePolls in all (as many accesses as a thread
-// makes before the spin watch first looks at it), and never fewer than
-// stuckRounds. stuckRounds alone let a single thread's finite loop of
-// some 65 exchanges that leave the value be taken for a livelock; with 64
-// live threads or more nothing changes.
+// makes before the spin watch first looks at it), idlePollsThread per
+// live thread as long as that takes at most idleTurns turns, and never
+// fewer than stuckRounds. stuckRounds alone let a single thread's finite
+// loop of some 65 exchanges that leave the value be taken for a livelock,
+// and idlePolls alone a block's bounded retry loops (256 threads, 100
+// polls each with a __nanosleep after each, then a fallback path: 200
+// parks per thread).
 func (w *worker) idleRounds() int {
-	return max(w.stuckRounds(), idlePolls/max(w.live, 1))
+	live := max(w.live, 1)
+	return max(w.stuckRounds(), idlePolls/live, min(idlePollsThread, idleTurns/live))
 }
 
 // spinOpsFor is the accesses a resumed spinner runs before it is watched
