@@ -64,6 +64,8 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 		}
 	} else if bar.site != s || bar.kind != kind {
 		w.barrierDivergence(t, kind, s)
+	} else if w.l.detect && len(b.barChain) > 1 {
+		w.helperBarrierCallers(t, kind)
 	}
 	if pred {
 		bar.count++
@@ -130,6 +132,40 @@ func (w *worker) barrierDivergence(t *Thread, kind barKind, s site) {
 		Detail:   fmt.Sprintf("threads of block %s wait at different barriers", b.idx.IndexString()),
 		Current:  threadAccess(t, barNames[kind], s),
 		Previous: threadAccess(bar.first, barNames[bar.kind], bar.site)})
+}
+
+// helperBarrierCallers reports t arriving at the barrier others of its
+// block wait at, which stands in a helper function (or closure) that t
+// reached through another call line: `if tid < 32 { sync(t) } else {
+// sync(t) }` is the two __syncthreads of an if and its else, which the
+// Programming Guide allows only when the whole block takes one branch, and
+// which a barrier's line alone cannot tell from one call. The call chains
+// are compared from the barrier out to the kernel, as far as both reach
+// (kernelChain reads maxFrames frames); the finding names the first lines
+// at which they part.
+//
+//go:noinline
+func (w *worker) helperBarrierCallers(t *Thread, kind barKind) {
+	b, bar := t.blk, &t.blk.bar
+	w.chain = w.sites.kernelChain(w.chain[:0])
+	mine, first := w.chain, b.barChain
+	i := 0
+	for i < len(mine) && i < len(first) && mine[i].fn == first[i].fn && mine[i].line == first[i].line {
+		i++
+	}
+	if i == len(mine) || i == len(first) {
+		// One chain is the other's start: the walk reads maxFrames
+		// frames, so a deep one (recursion) is cut, not different.
+		return
+	}
+	at := func(c []pastOp) site { return c[i].site }
+	w.l.addFinding(Finding{Kind: BarrierDivergence,
+		Detail: fmt.Sprintf("threads of block %s wait at the barrier at %v through different calls of the function holding it: "+
+			"like a barrier in each branch of an if, that is legal only if every thread of the block takes the same path; "+
+			"make the condition uniform across the block, or call the function once where all threads reach it",
+			b.idx.IndexString(), bar.site),
+		Current:  threadAccess(t, barNames[kind], at(mine)),
+		Previous: threadAccess(bar.first, barNames[bar.kind], at(first))})
 }
 
 // releaseBarrier lets every waiting thread of b go, in threadIdx order (or

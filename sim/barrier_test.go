@@ -660,3 +660,66 @@ func TestNoRaceGuardReturnBeforeBarrier(t *testing.T) {
 		t.Fatal(r)
 	}
 }
+
+// ---------------------------------------------------------------------------
+// a helper holding the barrier, called from both branches of an if: the two
+// __syncthreads of an if and its else, legal only if the whole block takes
+// one branch (a condition on blockIdx), divergence if threads split (on
+// threadIdx). The barrier's line alone is the same for both; the call lines
+// tell them apart, whether the compiler inlined the helper or not.
+
+func barrierInHelper(t *sim.Thread) { t.SyncThreads() }
+
+//go:noinline
+func barrierInHelperNoInline(t *sim.Thread) { t.SyncThreads() }
+
+func helperBothBranches(out *sim.Buffer[int32], perThread, inline bool) sim.Kernel {
+	sync := barrierInHelperNoInline
+	if inline {
+		sync = barrierInHelper
+	}
+	return func(t *sim.Thread) {
+		tid := t.ThreadIdx.X
+		cond := t.BlockIdx.X%2 == 0
+		if perThread {
+			cond = tid%2 == 0
+		}
+		if cond {
+			out.Store(t, t.GlobalX(), 1)
+			sync(t) //@helperThen
+		} else {
+			sync(t) //@helperElse
+			out.Store(t, t.GlobalX(), 2)
+		}
+	}
+}
+
+func TestNoBarrierDivergenceHelperInBothBranchesUniform(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		for _, inline := range []bool{true, false} {
+			dev := sim.NewDevice(sim.H100)
+			out := zeroed[int32](t, dev, "out", 128)
+			onlyKinds(t, exec(t, dev, lin(2, 64, o), helperBothBranches(out, false, inline)))
+		}
+	})
+}
+
+func TestBarrierDivergenceHelperInBothBranches(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		for _, inline := range []bool{true, false} {
+			dev := sim.NewDevice(sim.H100)
+			out := zeroed[int32](t, dev, "out", 128)
+			r := exec(t, dev, lin(2, 64, o), helperBothBranches(out, true, inline))
+			f := wantKind(t, r, sim.BarrierDivergence)
+			a, b := at(t, "helperThen"), at(t, "helperElse")
+			if !(f.Current.Site == a && f.Previous.Site == b || f.Current.Site == b && f.Previous.Site == a) {
+				t.Errorf("inline %v: finding names %s and %s, want %s and %s", inline, f.Current.Site, f.Previous.Site, a, b)
+			}
+			if !strings.Contains(f.Detail, "different calls of the function holding it") || f.Current.Thread.X%2 == f.Previous.Thread.X%2 {
+				t.Errorf("inline %v: finding %+v", inline, f)
+			}
+		}
+	})
+}

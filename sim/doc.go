@@ -100,7 +100,11 @@
 // block that has not exited has arrived, then releases them all (in threadIdx
 // order, or shuffled under RandomOrder) into the next barrier phase. A
 // thread that has exited counts as arrived, as on every GPU since Volta.
-// Threads waiting at different SyncThreads call sites are barrier divergence.
+// Threads waiting at different SyncThreads call sites are barrier divergence,
+// and with detection on so are threads waiting at one barrier in a helper
+// function (or closure) that they reached through different call lines
+// (the helper called in both branches of an if on threadIdx), inlined or
+// not.
 // With detection on, a thread that exits while others wait, having executed
 // since its last barrier lines that come after the waited-at barrier's place
 // (its line, or the line calling the helper function it sits in), passed

@@ -227,6 +227,7 @@ type workerState struct {
 	syncMark  uint64
 	idleSyncs int
 	rng       *rand.Rand
+	chain     []pastOp // detection: a barrier's call chain (helperBarrierCallers)
 	ctxs      ctxCache // detection: context ids of recent accesses
 	// ctxView is the launch's context table as far as this worker has
 	// interned: what its records' ids index (see internCtx).

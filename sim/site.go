@@ -50,6 +50,9 @@ type pcClass struct {
 	line     int32
 	internal bool
 	boundary bool // the kernel's caller: the walk missed the kernel frame
+	// inlined: kernel functions the compiler inlined the frame's function
+	// into stand around it at pc, their call lines in siteTable.outer.
+	inlined bool
 }
 
 var siteTable = struct {
@@ -59,7 +62,11 @@ var siteTable = struct {
 	strs  []string // infos[i].String(), formatted once: every report names sites
 	ids   map[siteInfo]site
 	fns   map[string]int32
-}{byPC: map[uintptr]pcClass{}, infos: []siteInfo{{}}, strs: []string{siteInfo{}.String()}, ids: map[siteInfo]site{}, fns: map[string]int32{}}
+	// outer holds, for a kernel pc whose function was inlined into other
+	// kernel functions, their lines at pc, innermost first (kernelChain).
+	outer map[uintptr][]pastOp
+}{byPC: map[uintptr]pcClass{}, infos: []siteInfo{{}}, strs: []string{siteInfo{}.String()}, ids: map[siteInfo]site{}, fns: map[string]int32{},
+	outer: map[uintptr][]pastOp{}}
 
 // simPkg is the prefix of every function symbol in this package
 // ("github.com/gpusim/gpusim/sim." as published; another path in a fork, a
@@ -113,6 +120,22 @@ func classify(pc uintptr) pcClass {
 			c.kernelPC = pc
 			c.site, c.fn = internSite(siteInfo{file: f.File, line: f.Line, fn: f.Function})
 			c.line = int32(f.Line)
+			var outer []pastOp
+			for more {
+				if f, more = frames.Next(); f.Function == "" || f.Function == runThreadFunc {
+					break
+				}
+				if !passedFrame(f) {
+					s, fn := internSite(siteInfo{file: f.File, line: f.Line, fn: f.Function})
+					outer = append(outer, pastOp{fn, int32(f.Line), s})
+				}
+			}
+			if len(outer) > 0 {
+				c.inlined = true
+				siteTable.Lock()
+				siteTable.outer[pc] = outer
+				siteTable.Unlock()
+			}
 			break
 		}
 		if !more {
@@ -196,7 +219,8 @@ func (c *siteCache) probe(pc uintptr) *pcClass {
 // kernelChain appends, for every kernel-code frame between the sim entry
 // point that calls it and the kernel's caller, the function and line the
 // frame is at: the barrier's line in a helper, then the helper's call line
-// in the kernel. Only the first maxFrames frames are read.
+// in the kernel, whether or not the compiler inlined the helper. Only the
+// first maxFrames frames are read.
 //
 //go:noinline
 func (c *siteCache) kernelChain(dst []pastOp) []pastOp {
@@ -212,6 +236,11 @@ func (c *siteCache) kernelChain(dst []pastOp) []pastOp {
 		}
 		if !e.internal {
 			dst = append(dst, pastOp{e.fn, e.line, e.site})
+		}
+		if e.inlined {
+			siteTable.RLock()
+			dst = append(dst, siteTable.outer[pc]...)
+			siteTable.RUnlock()
 		}
 	}
 	return dst
