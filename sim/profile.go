@@ -61,7 +61,9 @@ func (c *Counters) add(o *Counters) {
 // # Global memory
 //
 // A request touches the 32-byte sectors that hold its lanes' elements
-// (buffers are 256-byte aligned, as cudaMalloc's are). Sectors per request is
+// (buffers are 256-byte aligned, as cudaMalloc's are; a view's elements are
+// where they lie in its buffer, so that a warp reading in.Offset(1) touches
+// 5 sectors). Sectors per request is
 // the coalescing figure: 4 for 32 consecutive float32 (one 128-byte line),
 // 32 when every lane touches a sector of its own.
 //
@@ -436,8 +438,11 @@ func (w *worker) profAccessSlow(t *Thread, m *mem, i int, op uint8, s site) {
 // note enters lane's access of element i of m in the request.
 func (r *request) note(lane int, m *mem, i int) {
 	r.lanes |= 1 << lane
-	// i is within m (slowAccess checked it): off is not negative.
-	off := uint64(i) * uint64(m.elemSize)
+	// i is within m (slowAccess checked it): off is not negative. It
+	// counts from the allocation's start (a view's element 0 is vbyte
+	// into it), which is 256-byte aligned in global memory: sectors and
+	// banks are the allocation's.
+	off := uint64(m.vbyte) + uint64(i)*uint64(m.elemSize)
 	if m.space == GlobalSpace {
 		r.key[lane], r.nw[lane] = int64(m.id)<<40|int64(off/32), 1
 	} else {
