@@ -72,8 +72,13 @@ func (c *Counters) add(o *Counters) {
 // Shared memory has 32 banks of 4 bytes. A request takes as many wavefronts
 // as the largest number of distinct 4-byte words any bank must deliver
 // (lanes reading one word share a broadcast); the ideal is one wavefront
-// per 128 distinct bytes. Bank conflicts are the wavefronts above the ideal,
-// and the conflict degree of a request is its wavefront count.
+// per 128 distinct bytes. A request of 8- or 16-byte elements is served in
+// phases, half-warps or quarter-warps of at most 128 bytes, one after
+// another: its wavefronts are its phases' summed and its ideal is one a
+// phase (2 for a warp's float2, 4 for its float4); lanes of different
+// phases never conflict, and lanes of one conflict as above. Bank
+// conflicts are the wavefronts above the ideal, and the conflict degree of
+// a request is its wavefront count.
 type Profile struct {
 	// Kernel is the caller's name for the launch (the launch leaves it
 	// alone); traces and reports print it.
@@ -599,34 +604,48 @@ func (p *profWorker) account(r *request) {
 	global := r.m.space == GlobalSpace
 	// The distinct sectors or words, and the most distinct words one bank
 	// holds: counted in one pass when the lanes' keys ascend (coalesced
-	// and strided requests), else sorted first.
-	var distinct, deg int
+	// and strided requests), else sorted first. A shared request of 8- or
+	// 16-byte elements is served in phases of 16 or 8 lanes (128 bytes
+	// each), one after the other: its wavefronts are the phases' sum, and
+	// lanes of different phases never conflict.
+	var distinct, deg, ideal int
 	sorted := false
 	if !r.wide {
 		if global {
 			distinct, sorted = ascendingDistinct(r)
 		} else {
 			distinct, deg, sorted = ascendingBanks(r)
+			ideal = (distinct*4 + 127) / 128
 		}
 	}
 	if !sorted {
-		var buf [4 * warpSize]int64
-		keys := buf[:0]
-		for l := r.lanes; l != 0; l &= l - 1 {
-			lane := bits.TrailingZeros32(l)
-			for x, end := r.key[lane], r.key[lane]+int64(r.nw[lane]); x < end; x++ {
-				keys = append(keys, x)
-			}
+		phase := warpSize
+		if !global {
+			phase = sharedPhase(r.m.elemSize)
 		}
-		slices.Sort(keys)
-		var banks [32]int
-		distinct, deg = 0, 0
-		for n, x := range keys {
-			if n == 0 || x != keys[n-1] {
-				distinct++
-				banks[x&31]++
-				deg = max(deg, banks[x&31])
+		for lo := 0; lo < warpSize; lo += phase {
+			var buf [4 * warpSize]int64
+			keys := buf[:0]
+			for l := r.lanes & phaseMask(lo, phase); l != 0; l &= l - 1 {
+				lane := bits.TrailingZeros32(l)
+				for x, end := r.key[lane], r.key[lane]+int64(r.nw[lane]); x < end; x++ {
+					keys = append(keys, x)
+				}
 			}
+			if len(keys) == 0 {
+				continue
+			}
+			slices.Sort(keys)
+			var banks [32]int
+			n, d := 0, 0
+			for j, x := range keys {
+				if j == 0 || x != keys[j-1] {
+					n++
+					banks[x&31]++
+					d = max(d, banks[x&31])
+				}
+			}
+			distinct, deg, ideal = distinct+n, deg+d, ideal+(n*4+127)/128
 		}
 	}
 	if global {
@@ -639,7 +658,6 @@ func (p *profWorker) account(r *request) {
 		}
 		return
 	}
-	ideal := (distinct*4 + 127) / 128
 	s := SharedStats{Requests: 1, Accesses: lanes, Wavefronts: int64(deg), IdealWavefronts: int64(ideal), MaxDegree: deg}
 	ls.Shared.add(s)
 	if k.op() == opLoad {
@@ -647,6 +665,24 @@ func (p *profWorker) account(r *request) {
 	} else {
 		p.mem.SharedStore.add(s)
 	}
+}
+
+// sharedPhase is the lanes of a shared request of elements of size bytes
+// that the banks serve together: a half-warp for 8-byte elements, a
+// quarter-warp for 16-byte ones (128 bytes either way), else the warp.
+func sharedPhase(size int) int {
+	switch size {
+	case 8:
+		return warpSize / 2
+	case 16:
+		return warpSize / 4
+	}
+	return warpSize
+}
+
+// phaseMask is the lanes lo to lo+n-1 (n a power of two up to warpSize).
+func phaseMask(lo, n int) uint32 {
+	return uint32(uint64(1)<<n-1) << lo
 }
 
 // ascendingDistinct counts the distinct keys of a request (of at least one

@@ -444,11 +444,14 @@ func TestProfileRandomAccesses(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			// The model: a request per block, warp, line and number.
+			// The model: a request per block, warp, line and number. Its
+			// keys are kept by phase: the 8-byte shared loads (line 5)
+			// are served a half-warp at a time.
 			type rkey struct{ block, warp, line, k int }
 			type req struct {
 				lanes int
 				keys  map[int64]bool
+				phase [2]map[int64]bool
 			}
 			reqs := map[rkey]*req{}
 			for gid, log := range logs {
@@ -457,12 +460,17 @@ func TestProfileRandomAccesses(t *testing.T) {
 					rk := rkey{b, tid / 32, a.line, a.k}
 					r := reqs[rk]
 					if r == nil {
-						r = &req{keys: map[int64]bool{}}
+						r = &req{keys: map[int64]bool{}, phase: [2]map[int64]bool{{}, {}}}
 						reqs[rk] = r
 					}
 					r.lanes++
+					ph := 0
+					if a.line == 5 {
+						ph = tid % 32 / 16
+					}
 					for w := 0; w < a.nw; w++ {
 						r.keys[a.key+int64(w)] = true
+						r.phase[ph][a.key+int64(w)] = true
 					}
 				}
 			}
@@ -479,14 +487,18 @@ func TestProfileRandomAccesses(t *testing.T) {
 						want.GlobalLoad.add(g)
 					}
 				default:
-					var banks [32]int
-					deg := 0
-					for w := range r.keys {
-						banks[w&31]++
-						deg = max(deg, banks[w&31])
+					deg, ideal := 0, 0
+					for _, keys := range r.phase {
+						var banks [32]int
+						d := 0
+						for w := range keys {
+							banks[w&31]++
+							d = max(d, banks[w&31])
+						}
+						deg, ideal = deg+d, ideal+(len(keys)*4+127)/128
 					}
 					s := SharedStats{Requests: 1, Accesses: lanes, Wavefronts: int64(deg),
-						IdealWavefronts: int64((len(r.keys)*4 + 127) / 128), MaxDegree: deg}
+						IdealWavefronts: int64(ideal), MaxDegree: deg}
 					if rk.line == 3 || rk.line == 5 {
 						want.SharedLoad.add(s)
 					} else {

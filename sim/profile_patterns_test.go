@@ -335,6 +335,48 @@ func TestProfileSharedPatterns(t *testing.T) {
 				_ = pad.Load(t, l*33)
 			}
 		}, []patLine{sStore(32, 32, 32), sStore(32, 32, 32), sLoad(1, 32, 1), sLoad(1, 1, 1)}, 0},
+		// float2: two half-warp phases of 128 bytes. Consecutive: 2
+		// wavefronts, no conflict. Stride 2 (16 bytes): each half-warp
+		// puts 2 words in 16 banks, 2 wavefronts each, 4 in all. Lanes
+		// 8-15 and 16-23 swapped: half-warp 0 reads elements 0-7 and
+		// 16-23 (words 0-15, 32-47: banks 0-15 twice), half-warp 1 the
+		// rest (banks 16-31 twice): 4 wavefronts, though the warp as a
+		// whole puts 2 words in each bank.
+		{"float2", Dim(1), Dim(32), func(d *Device) Kernel {
+			return func(t *Thread) {
+				s := Shared[Float2](t, "s", 64)
+				l := t.LaneID()
+				s.Store(t, l, Float2{})
+				s.Store(t, l+32, Float2{})
+				t.SyncThreads()
+				_ = s.Load(t, 2*l)
+				swap := l
+				if l >= 8 && l < 24 {
+					swap = l ^ 24
+				}
+				_ = s.Load(t, swap)
+			}
+		}, []patLine{sStore(1, 2, 2), sStore(1, 2, 2), sLoad(1, 4, 2), sLoad(1, 4, 2)}, 0},
+		// float4: four quarter-warp phases of 128 bytes. Consecutive: 4
+		// wavefronts, no conflict. Stride 2 (32 bytes): each quarter
+		// puts 2 words in 16 banks, 8 wavefronts. Transposed (lane l reads
+		// element l%8*4 + l/8): quarter q reads elements q, q+4, ..., all
+		// in banks 4q-4q+3 or 4q+16-4q+19, 4 words each: 16 wavefronts,
+		// though the warp as a whole puts 4 words in each bank. A
+		// broadcast of one element: one wavefront per quarter, no
+		// conflict.
+		{"float4", Dim(1), Dim(32), func(d *Device) Kernel {
+			return func(t *Thread) {
+				s := Shared[Float4](t, "s", 64)
+				l := t.LaneID()
+				s.Store(t, l, Float4{})
+				s.Store(t, l+32, Float4{})
+				t.SyncThreads()
+				_ = s.Load(t, 2*l)
+				_ = s.Load(t, l%8*4+l/8)
+				_ = s.Load(t, 0)
+			}
+		}, []patLine{sStore(1, 4, 4), sStore(1, 4, 4), sLoad(1, 8, 4), sLoad(1, 16, 4), sLoad(1, 4, 4)}, 0},
 		// Bytes: 32 consecutive are 8 words, 4 apart 32 words in 32
 		// banks, 128 apart 32 words of bank 0. Shorts: 32 consecutive are
 		// 16 words, 64 apart 32 words of bank 0.
