@@ -168,6 +168,11 @@ func rmw[T Storable](t *Thread, b *Buffer[T], i int, kind accKind, flags uint32,
 		}
 	}
 	if kind != accAtomic {
+		if w.prof() {
+			// A strong load or store (volatile, atomic_ref) is a load
+			// or store instruction, a request like a plain one's.
+			w.profAccess(t, &b.mem, i, kind, s)
+		}
 		if changed {
 			w.progress++
 		}

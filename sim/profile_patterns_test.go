@@ -296,6 +296,19 @@ func TestProfileGlobalPatterns(t *testing.T) {
 				x.Store(t, i, 1)
 			}
 		}, []patLine{gStore(2, 8), gStore(2, 2), gStore(2, 4), gStore(2, 16)}, 0},
+		// Strong loads and stores (volatile, atomic_ref) are load and
+		// store instructions: coalesced, 4 sectors a warp; a volatile
+		// store to shared memory, one wavefront.
+		{"strong", Dim(1), Dim(64), func(d *Device) Kernel {
+			a := zeros[float32](d, "a", 64)
+			x := zeros[int32](d, "x", 64)
+			return func(t *Thread) {
+				i := t.GlobalX()
+				_ = a.LoadVolatile(t, i)
+				NewAtomicRef(x, i, ThreadScopeDevice).Store(t, 1, MemoryOrderRelaxed)
+				Shared[int32](t, "s", 64).StoreVolatile(t, i, 1)
+			}
+		}, []patLine{gLoad(2, 8), gStore(2, 8), sStore(2, 2, 2)}, 0},
 		// Atomics count one per thread, on their own line, not as loads
 		// or stores. (Lane 0's store of the shared counter is a request of
 		// one lane a block.)
