@@ -79,6 +79,14 @@ func (c *Counters) add(o *Counters) {
 // phases never conflict, and lanes of one conflict as above. Bank
 // conflicts are the wavefronts above the ideal, and the conflict degree of
 // a request is its wavefront count.
+//
+// # Constant memory
+//
+// The constant cache serves a warp's load one distinct address per pass:
+// a load of one element by every lane is one pass, of 32 elements 32. A
+// constant line counts its passes as wavefronts, with an ideal of one a
+// request; constant loads are not shared memory's, and MemStats leaves
+// them out.
 type Profile struct {
 	// Kernel is the caller's name for the launch (the launch leaves it
 	// alone); traces and reports print it.
@@ -601,6 +609,18 @@ func (p *profWorker) account(r *request) {
 		r.line, r.lk = ls, lk
 	}
 	lanes := int64(bits.OnesCount32(r.lanes))
+	if r.m.space == ConstantSpace {
+		// One pass per distinct element: its line only (see Profile).
+		var buf [warpSize]int64
+		keys := buf[:0]
+		for l := r.lanes; l != 0; l &= l - 1 {
+			keys = append(keys, r.key[bits.TrailingZeros32(l)])
+		}
+		slices.Sort(keys)
+		n := len(slices.Compact(keys))
+		ls.Shared.add(SharedStats{Requests: 1, Accesses: lanes, Wavefronts: int64(n), IdealWavefronts: 1, MaxDegree: n})
+		return
+	}
 	global := r.m.space == GlobalSpace
 	// The distinct sectors or words, and the most distinct words one bank
 	// holds: counted in one pass when the lanes' keys ascend (coalesced

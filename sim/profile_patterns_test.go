@@ -44,7 +44,13 @@ func sLoad(req, wav, ideal int64) patLine {
 func sStore(req, wav, ideal int64) patLine {
 	return patLine{SharedSpace, "store", req, wav, ideal, 0}
 }
+func cLoad(req, passes int64) patLine {
+	return patLine{ConstantSpace, "load", req, passes, req, 0}
+}
 func atomicLine(space Space, n int64) patLine { return patLine{space, "atomic", 0, 0, 0, n} }
+
+// patConst is the constant memory the patterns read (zeros).
+var patConst = NewConstant[float32]("pc", 64)
 
 type pattern struct {
 	name        string
@@ -96,7 +102,7 @@ func checkPatternProfile(t *testing.T, p *Profile, want []patLine) {
 		case l.Space == GlobalSpace:
 			return fmt.Sprintf("%s global %s: %d requests, %d sectors", l.Site, l.Op, l.Global.Requests, l.Global.Sectors)
 		}
-		return fmt.Sprintf("%s shared %s: %d requests, %d wavefronts, %d ideal", l.Site, l.Op, l.Shared.Requests, l.Shared.Wavefronts, l.Shared.IdealWavefronts)
+		return fmt.Sprintf("%s %v %s: %d requests, %d wavefronts, %d ideal", l.Site, l.Space, l.Op, l.Shared.Requests, l.Shared.Wavefronts, l.Shared.IdealWavefronts)
 	}
 	if len(p.Lines) != len(want) {
 		for _, l := range p.Lines {
@@ -125,6 +131,8 @@ func checkPatternProfile(t *testing.T, p *Profile, want []patLine) {
 			} else {
 				sum.GlobalStore.add(g)
 			}
+		case l.Space == ConstantSpace:
+			got = patLine{l.Space, l.Op, l.Shared.Requests, l.Shared.Wavefronts, l.Shared.IdealWavefronts, 0}
 		default:
 			got = patLine{l.Space, l.Op, l.Shared.Requests, l.Shared.Wavefronts, l.Shared.IdealWavefronts, 0}
 			s := SharedStats{Requests: w.requests, Wavefronts: w.sectors, IdealWavefronts: w.ideal}
@@ -309,6 +317,18 @@ func TestProfileGlobalPatterns(t *testing.T) {
 				Shared[int32](t, "s", 64).StoreVolatile(t, i, 1)
 			}
 		}, []patLine{gLoad(2, 8), gStore(2, 8), sStore(2, 2, 2)}, 0},
+		// Constant memory: one pass per distinct element, on the
+		// constant line only (not in the shared summary): every lane
+		// reading one element is 1, lanes reading 4 elements 4, 32
+		// elements 32.
+		{"constant", Dim(1), Dim(64), func(d *Device) Kernel {
+			return func(t *Thread) {
+				l := t.LaneID()
+				_ = patConst.Load(t, 3)
+				_ = patConst.Load(t, l/8)
+				_ = patConst.Load(t, l)
+			}
+		}, []patLine{cLoad(2, 2), cLoad(2, 8), cLoad(2, 64)}, 0},
 		// Atomics count one per thread, on their own line, not as loads
 		// or stores. (Lane 0's store of the shared counter is a request of
 		// one lane a block.)
