@@ -331,7 +331,7 @@ type laneSeq struct {
 }
 
 // request is a warp-level request: the lanes in it and what each lane
-// touched, nw[lane] keys from key[lane] on (one 32-byte sector for a
+// touched, nw[lane] keys from key[lane] on (the 32-byte sectors of a
 // global access, the 4-byte words of the element otherwise). The first
 // access's memory says the request's space and element size.
 type request struct {
@@ -457,7 +457,13 @@ func (r *request) note(lane int, m *mem, i int) {
 	// banks are the allocation's.
 	off := uint64(m.vbyte) + uint64(i)*uint64(m.elemSize)
 	if m.space == GlobalSpace {
-		r.key[lane], r.nw[lane] = int64(m.id)<<40|int64(off/32), 1
+		// An element lies in one sector, unless it is a 12-byte vector
+		// (Float3, Int3: 4-byte aligned) that crosses into the next.
+		s0, s1 := off/32, (off+uint64(m.elemSize)-1)/32
+		r.key[lane], r.nw[lane] = int64(m.id)<<40|int64(s0), uint8(s1-s0+1)
+		if s1 != s0 {
+			r.wide = true
+		}
 	} else {
 		r.key[lane], r.nw[lane] = int64(off/4), uint8((m.elemSize+3)/4)
 		if m.elemSize > 4 {

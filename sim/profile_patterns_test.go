@@ -192,6 +192,18 @@ func TestProfileGlobalPatterns(t *testing.T) {
 				_ = Reinterpret[Float4](f).Load(t, t.GlobalX())
 			}
 		}, []patLine{gLoad(2, 16), gLoad(2, 32), gLoad(2, 32)}, 0},
+		// float3 (12 bytes, 4-byte aligned): 32 consecutive are 384
+		// bytes, 12 sectors. Elements 8 apart from element 2 lie at bytes
+		// 96l+24 to 96l+35, across sectors 3l and 3l+1: 64 sectors. (On
+		// hardware a float3 load is three 4-byte loads, three requests;
+		// gpusim makes it one access of 12 bytes, as vector.go says.)
+		{"float3", Dim(1), Dim(32), func(d *Device) Kernel {
+			a := zeros[Float3](d, "a", 256)
+			return func(t *Thread) {
+				_ = a.Load(t, t.LaneID())
+				_ = a.Load(t, 8*t.LaneID()+2)
+			}
+		}, []patLine{gLoad(1, 12), gLoad(1, 64)}, 0},
 		// Stride 2 floats: 256 bytes, 8 sectors; stride 32: a sector per
 		// lane.
 		{"strided-float", Dim(1), Dim(64), func(d *Device) Kernel {

@@ -5,7 +5,9 @@ package sim
 // of Float4 holds the bytes a float4 array holds. A Load or Store of one
 // element is one access of the vector's size, as a vector load is one
 // instruction on hardware; its CUDA alignment (Align) is checked on views
-// (see Reinterpret).
+// (see Reinterpret). (The 12-byte types, Int3 and Float3, are the
+// exception: 4-byte aligned, they are three 4-byte loads on hardware, and
+// three requests where the profiler counts one.)
 
 type (
 	Char4     struct{ X, Y, Z, W int8 }    // char4: 4 bytes, aligned to 4
