@@ -198,6 +198,10 @@ type LineStats struct {
 
 // AtomicStats count atomics and where they pile up.
 type AtomicStats struct {
+	// Global and Shared count atomic operations, one per thread (a
+	// warp's atomicAdd is 32): the work a serialising atomic unit does,
+	// not Nsight's warp-level atomic requests. LineStats.Atomics counts
+	// the same way.
 	Global, Shared int64
 	Addresses      int // distinct elements (up to a million are tracked)
 	// Hottest is the most-updated element: the contention a serialising
