@@ -22,7 +22,7 @@ import (
 //   - atomics count one per thread, as AtomicStats documents.
 //
 // Every case runs with detection on and off, on one worker and on two, and
-// must give the same numbers each time.
+// under the Lockstep warp model, and must give the same numbers each time.
 
 // patLine is what one source line of a pattern must report: for global
 // lines requests and sectors, for shared lines requests, wavefronts and
@@ -75,6 +75,7 @@ var patternConfigs = []struct {
 	{"nodetect-w1", Options{}.WithDetection(false)},
 	{"detect-w2", Options{}.WithWorkers(2)},
 	{"nodetect-w2", Options{}.WithDetection(false).WithWorkers(2)},
+	{"lockstep-w1", Options{}.WithWarpModel(Lockstep)},
 }
 
 func checkPatterns(t *testing.T, pats []pattern) {
