@@ -500,6 +500,13 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 	// atomicAdd replacing its own atomic_ref store hid the store's race
 	// with a CAS loop's plain first guess: TestRacePlainGuessOfStoreAnRMWReplaced).
 	chain := kind == accAtomic && aw.site&atomicBit != 0 && aw.site&(storeBit|volatileBit) != 0
+	if chain && aw.gid >= floor && aw.gid != g && v.morallyStrong(&aw, flags) && !ordered(&aw) {
+		// The read-modify-write reads the store it replaces: the store
+		// comes before the thread's later accesses (observation order),
+		// also once the thread's own store has ended the chain and
+		// chainOrdered no longer finds it through the cell's write.
+		t.sawWrite(c, aw)
+	}
 	if aw.gid >= floor && (aw.site&atomicBit == 0 || chain || kind == accWrite && aw.gid != g && !ordered(&aw) && !t.sawWriteOf(v, c, c.w)) {
 		// A plain write that strong writes now come after, or another
 		// thread's strong write that this strong store does not come

@@ -231,3 +231,52 @@ func TestRacePlainReadAfterSeenStoreWithUnseenAdd(t *testing.T) {
 		}
 	})
 }
+
+// casThenOwnStore: block 0 stores the flag (atomic_ref, relaxed); block 1
+// waits for that store with a CAS loop (or, casPoll false, with plain
+// loads), ends the chain with a store of its own and reads the flag
+// plainly. The successful CAS read block 0's store, which then comes
+// before everything block 1 does after it (observation order), also once
+// block 1's store has replaced the CAS in the cell.
+func casThenOwnStore(flag, out *sim.Buffer[int32], casPoll bool) sim.Kernel {
+	return func(t *sim.Thread) {
+		f := sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice)
+		if t.BlockIdx.X == 0 {
+			f.Store(t, 5, sim.MemoryOrderRelaxed) //@chainStartStore
+			return
+		}
+		if casPoll {
+			for sim.AtomicCAS(t, flag, 0, 5, 6) != 5 {
+			}
+		} else {
+			for flag.Load(t, 0) != 5 { //@plainPollOfStore
+			}
+		}
+		f.Store(t, 7, sim.MemoryOrderRelaxed)
+		out.Store(t, 0, flag.Load(t, 0))
+	}
+}
+
+func TestNoRacePlainReadAfterCASReadStoreAndOwnStore(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		flag := zeroed[int32](t, dev, "flag", 1)
+		out := zeroed[int32](t, dev, "out", 1)
+		wantClean(t, exec(t, dev, lin(2, 1, o), casThenOwnStore(flag, out, true)))
+		if got := out.ToHost()[0]; got != 7 {
+			t.Errorf("out = %d, want 7", got)
+		}
+	})
+}
+
+func TestRacePlainPollOfAtomicStore(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		flag := zeroed[int32](t, dev, "flag", 1)
+		out := zeroed[int32](t, dev, "out", 1)
+		r := exec(t, dev, lin(2, 1, o), casThenOwnStore(flag, out, false))
+		wantRace(t, r, sim.GlobalSpace, "flag", at(t, "chainStartStore"), at(t, "plainPollOfStore"))
+	})
+}
