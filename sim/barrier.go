@@ -61,10 +61,11 @@ func (t *Thread) barrier(kind barKind, pred bool) int {
 		bar.site, bar.cls, bar.kind, bar.count, bar.first = s, *cls, kind, 0, t
 		if w.l.detect {
 			b.barChain = w.sites.kernelChain(b.barChain[:0])
+			b.recordBarPath()
 		}
 	} else if bar.site != s || bar.kind != kind {
 		w.barrierDivergence(t, kind, s)
-	} else if w.l.detect && len(b.barChain) > 1 {
+	} else if w.l.detect && len(b.barChain) > 1 && !b.sameBarPath() {
 		w.helperBarrierCallers(t, kind)
 	}
 	if pred {
@@ -166,6 +167,32 @@ func (w *worker) helperBarrierCallers(t *Thread, kind barKind) {
 			b.idx.IndexString(), bar.site),
 		Current:  threadAccess(t, barNames[kind], at(mine)),
 		Previous: threadAccess(bar.first, barNames[bar.kind], at(first))})
+}
+
+// recordBarPath and sameBarPath keep and compare the return addresses
+// above barrier, its caller's first: both are called from barrier, so that
+// the addresses past their own (each its call site's in barrier) are
+// those of one call path exactly when they are equal. A thread whose path
+// is its block's first arrival's came through the same calls of every
+// helper, and helperBarrierCallers, which resolves lines, has nothing to
+// compare (it cost a barrier in a helper a sixth more with detection on).
+//
+//go:noinline
+func (b *block) recordBarPath() { b.barPCn = framePCs(&b.barPCs, maxFrames) }
+
+//go:noinline
+func (b *block) sameBarPath() bool {
+	var pcs [maxFrames]uintptr
+	n := framePCs(&pcs, maxFrames)
+	if n != b.barPCn {
+		return false
+	}
+	for i := 1; i < n; i++ {
+		if pcs[i] != b.barPCs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // releaseBarrier lets every waiting thread of b go, in threadIdx order (or

@@ -170,6 +170,11 @@ type block struct {
 	// function on the stack (detection): its own line, and the line that
 	// called the helper it sits in, and so on out to the kernel.
 	barChain []pastOp
+	// barPCs holds the return addresses above barrier of the first
+	// arrival at the barrier being waited at (recordBarPath): a later
+	// arrival by the same machine-level path needs no barChain of its own.
+	barPCs [maxFrames]uintptr
+	barPCn int
 	// lastChain is barChain of the barrier the block passed last: where
 	// every live thread's last barrier stands.
 	lastChain []pastOp
