@@ -419,6 +419,9 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		if aw.gid >= floor && aw.gid != g && aw.site&atomicBit != 0 && v.morallyStrong(&aw, flags) && !ordered(&aw) {
 			t.sawWrite(c, aw)
 		}
+		if v.morallyStrong(&aw, flags) {
+			t.sawChainStart(v, c, &a0, &a1)
+		}
 		// A strong read stands in only for strong reads: a plain read
 		// (or a kept write) conflicts with writes a strong read does not
 		// conflict with, so it is never replaced by one, even the
@@ -507,6 +510,9 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		// chainOrdered no longer finds it through the cell's write.
 		t.sawWrite(c, aw)
 	}
+	if kind == accAtomic && v.morallyStrong(&aw, flags) {
+		t.sawChainStart(v, c, &a0, &a1)
+	}
 	if aw.gid >= floor && (aw.site&atomicBit == 0 || chain || kind == accWrite && aw.gid != g && !ordered(&aw) && !t.sawWriteOf(v, c, c.w)) {
 		// A plain write that strong writes now come after, or another
 		// thread's strong write that this strong store does not come
@@ -534,6 +540,25 @@ func (t *Thread) strongCheck(r, m *mem, i int, c *cell, kind accKind, s site, fl
 		t.markGuesses(r, c, v, g)
 	}
 	c.w = nr
+}
+
+// sawChainStart records, for the current strong access, which reads the
+// cell's write (morally strong with it), the start of the chain of
+// read-modify-writes that write ends, kept in slot a0 or a1 (chainBit),
+// where another thread's: reading the chain's last RMW reads through the
+// chain to the store that started it (observation order), so the store
+// comes before the thread's later accesses also once the thread's own
+// store has ended the chain and chainOrdered no longer finds it through
+// the cell's write. (A thread that read another thread's add, made after
+// that thread's store, with an exchange or a load, then stored and read
+// the element plainly, was reported racing with the store; found by
+// -fuzz.)
+func (t *Thread) sawChainStart(v *hbView, c *cell, a0, a1 *access) {
+	for _, a := range [2]*access{a0, a1} {
+		if a.gid >= v.floor && a.gid != t.gid && t.chainOrdered(v, c, a, true) {
+			t.sawWrite(c, *a)
+		}
+	}
 }
 
 // countAccess counts a strong load or store towards the spin watch, as

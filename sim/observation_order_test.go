@@ -280,3 +280,63 @@ func TestRacePlainPollOfAtomicStore(t *testing.T) {
 		wantRace(t, r, sim.GlobalSpace, "flag", at(t, "chainStartStore"), at(t, "plainPollOfStore"))
 	})
 }
+
+// chainThenOwnStore: block 0 stores the flag (atomic_ref, relaxed) and adds
+// one to it, a chain of read-modify-writes that the store starts; block 1
+// waits for the add with a CAS loop (poll cas), an atomic_ref load (poll
+// load) or plain loads (poll plain), ends the chain with a store of its
+// own and reads the flag plainly. A strong read of the add reads through
+// the chain to the store, which then comes before everything block 1 does
+// after it (observation order), also once block 1's store has replaced
+// the chain in the cell.
+func chainThenOwnStore(flag, out *sim.Buffer[int32], poll string) sim.Kernel {
+	return func(t *sim.Thread) {
+		f := sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice)
+		if t.BlockIdx.X == 0 {
+			f.Store(t, 5, sim.MemoryOrderRelaxed) //@chainStartBeforeAdd
+			sim.AtomicAdd(t, flag, 0, 1)
+			return
+		}
+		switch poll {
+		case "cas":
+			for sim.AtomicCAS(t, flag, 0, 6, 7) != 6 {
+			}
+		case "load":
+			for f.Load(t, sim.MemoryOrderRelaxed) != 6 {
+			}
+		default:
+			for flag.Load(t, 0) != 6 { //@plainPollOfChain
+			}
+		}
+		f.Store(t, 8, sim.MemoryOrderRelaxed)
+		out.Store(t, 0, flag.Load(t, 0))
+	}
+}
+
+func TestNoRacePlainReadAfterReadingChainAndOwnStore(t *testing.T) {
+	t.Parallel()
+	for _, poll := range []string{"cas", "load"} {
+		t.Run(poll, func(t *testing.T) {
+			eachSchedule(t, func(t *testing.T, o sim.Options) {
+				dev := sim.NewDevice(sim.H100)
+				flag := zeroed[int32](t, dev, "flag", 1)
+				out := zeroed[int32](t, dev, "out", 1)
+				wantClean(t, exec(t, dev, lin(2, 1, o), chainThenOwnStore(flag, out, poll)))
+				if got := out.ToHost()[0]; got != 8 {
+					t.Errorf("out = %d, want 8", got)
+				}
+			})
+		})
+	}
+}
+
+func TestRacePlainPollOfChainFromStore(t *testing.T) {
+	t.Parallel()
+	eachSchedule(t, func(t *testing.T, o sim.Options) {
+		dev := sim.NewDevice(sim.H100)
+		flag := zeroed[int32](t, dev, "flag", 1)
+		out := zeroed[int32](t, dev, "out", 1)
+		r := exec(t, dev, lin(2, 1, o), chainThenOwnStore(flag, out, "plain"))
+		wantRace(t, r, sim.GlobalSpace, "flag", at(t, "chainStartBeforeAdd"), at(t, "plainPollOfChain"))
+	})
+}
