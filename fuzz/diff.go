@@ -236,7 +236,9 @@ func compareRun(run *simRun, v *verdict, latest func() *verdict) *comparison {
 // in), or, for a strong read, never recorded, both slots holding kept
 // writes or plain reads (refAccess.dropped; RATIONALE: "strong stores of
 // other threads beyond the last and the two kept in the read slots, and
-// the reads they push out"): limitEvicted.
+// the reads they push out"), or, a strong read in the one slot a kept
+// write leaves, replaced by another thread's strong read
+// (keptWriteLeavesOneSlot): limitEvicted.
 func explainMissed(v *verdict, s *simView) string {
 	for cell := range s.raceCells {
 		if !v.raceCells[cell] {
@@ -288,7 +290,8 @@ func explainMissed(v *verdict, s *simView) string {
 		// finding both slots holding kept writes or plain reads.
 		switch {
 		case pr.a.write && writes > 0 || !pr.a.write && (plainWrites > 0 || len(readers)+min(ownStrong, 1) >= 2 || kept > 0 || pr.a.dropped || ownDisplaces ||
-			pr.a.strong && ownWriteDropsRead(v, pr.inst, pr.a.idx, pr.a.g)):
+			pr.a.strong && ownWriteDropsRead(v, pr.inst, pr.a.idx, pr.a.g) ||
+			pr.a.strong && keptWriteLeavesOneSlot(v, pr.inst, pr.a.idx, pr.b, pr.a.g)):
 			if why == "" || why == limitEvicted {
 				why = limitEvicted
 			}
@@ -323,6 +326,37 @@ func ownWriteDropsRead(v *verdict, inst, ai, g int) bool {
 		}
 	}
 	return lastW == g && lastStrong && lastKept && otherRead
+}
+
+// keptWriteLeavesOneSlot reports whether sim replaces thread g's strong
+// read of cell instance inst, at trace index ai, before the access at bi:
+// a write kept in a read slot before the read (since the cell's last plain
+// write, with only strong accesses since) holds the other slot, and a
+// strong read of another thread, which did not write the cell last, takes
+// the read's slot (memorder.go, strongCheck: a strong read replaces the
+// strong read in the second slot where the first holds what it does not
+// displace, except where its thread wrote the cell last).
+func keptWriteLeavesOneSlot(v *verdict, inst, ai, bi, g int) bool {
+	keep, lastW := -1, -1
+	for k := 0; k < bi; k++ {
+		e := &v.trace[k]
+		if e.kind != evAccess || e.cell != int8(inst%nCells) || (isShared(int(e.cell)) && int(e.g)/v.tpb != g/v.tpb) {
+			continue
+		}
+		if !e.strong {
+			keep = -1 // a plain write empties the slots, a plain read takes one
+		}
+		if k > ai && keep >= 0 && keep < ai && e.acc == accLoad && e.strong && int(e.g) != g && lastW != int(e.g) {
+			return true
+		}
+		if e.acc != accLoad {
+			if v.keeps[k] {
+				keep = k
+			}
+			lastW = int(e.g)
+		}
+	}
+	return false
 }
 
 func kindList(m map[sim.Kind]bool) []string {
