@@ -114,7 +114,11 @@ const idleLivelockPolls = 4096
 // replacing its own block-scope store, which then no longer raced with
 // another thread's plain read that a CAS followed
 // (rmw-replaces-own-block-scope-store, TestRacePlainGuessOfStoreAnRMWReplaced;
-// counted under limitEvicted until sim kept the store), and a single thread's
+// counted under limitEvicted until sim kept the store), a thread that read
+// another thread's RMW chain (with an exchange or a load), stored and then
+// read the cell plainly, reported racing with the store that started the
+// chain (own-store-ends-chain-after-rmw-read-add,
+// TestNoRacePlainReadAfterReadingChainAndOwnStore), and a single thread's
 // finite loop of no-change atomics taken for a livelock
 // (finite-no-change-exchanges-alone, deadlock_test.go).
 // A new one is added here
