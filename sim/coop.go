@@ -501,22 +501,33 @@ func CoalescedMatchAll[T Elem](g CoalescedGroup, v T) (uint32, bool) {
 
 // LabeledPartition is cg::labeled_partition(parent, label): the parent's
 // threads split into coalesced groups of equal label. Every thread of the
-// parent must call it (it is a match_any over the parent).
+// parent must call it (it is a match_any over the parent, and a ballot of
+// the groups' leaders, as in CUDA's header). MetaGroupSize is the number of
+// groups, MetaGroupRank the group's index among them in the order of their
+// lowest lanes.
 func LabeledPartition(parent WarpGroup, label int32) CoalescedGroup {
 	t, mask := parent.lanes()
 	m := MatchAnySync(t, mask, label)
-	return CoalescedGroup{t: t, mask: m, meta: 0, metaN: 1}
+	lead := bits.TrailingZeros32(m)
+	leaders := t.BallotSync(mask, t.lane == lead)
+	return CoalescedGroup{t: t, mask: m, meta: bits.OnesCount32(leaders & (1<<lead - 1)), metaN: bits.OnesCount32(leaders)}
 }
 
 // BinaryPartition is cg::binary_partition(parent, pred): the parent's
-// threads split by pred into two coalesced groups.
+// threads split by pred into two coalesced groups, of MetaGroupRank 1 for
+// pred and 0 for !pred (MetaGroupSize 2), or one group of rank 0 (size 1)
+// where every thread's pred is the same, as in CUDA's header.
 func BinaryPartition(parent WarpGroup, pred bool) CoalescedGroup {
 	t, mask := parent.lanes()
-	m := t.BallotSync(mask, pred)
-	if !pred {
-		m = mask &^ m
+	set := t.BallotSync(mask, pred)
+	if set == 0 || set == mask {
+		return CoalescedGroup{t: t, mask: mask, metaN: 1}
 	}
-	return CoalescedGroup{t: t, mask: m, metaN: 1}
+	m := set
+	if !pred {
+		m = mask &^ set
+	}
+	return CoalescedGroup{t: t, mask: m, meta: int(boolBits(pred)), metaN: 2}
 }
 
 // WarpGroup is a group within one warp, which has warp collectives: a

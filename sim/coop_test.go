@@ -391,6 +391,50 @@ func TestNoRaceLabeledAndBinaryPartition(t *testing.T) {
 	}
 }
 
+// meta_group_size of a partitioned group is the number of groups the
+// parent was split into (Programming Guide, coalesced_group), and
+// meta_group_rank its index among them: labeled_partition's groups ranked
+// by their lowest lane, binary_partition's by pred (CUDA 12's
+// cooperative_groups/details/partitioning.h); a parent that does not split
+// is one group of rank 0. Under both warp models, with a coalesced parent
+// too.
+func TestNoRacePartitionMetaGroupRanks(t *testing.T) {
+	t.Parallel()
+	for _, o := range []sim.Options{{}, sim.Options{}.WithWarpModel(sim.Lockstep)} {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[int32](t, dev, "out", 5*32)
+		wantClean(t, exec(t, dev, lin(1, 32, o), func(t *sim.Thread) {
+			tile := sim.TiledPartitionOf[sim.Size32](sim.ThisThreadBlock(t))
+			l := t.LaneID()
+			meta := func(g sim.CoalescedGroup) int32 { return int32(g.MetaGroupRank()*100 + g.MetaGroupSize()) }
+			out.Store(t, l, meta(sim.LabeledPartition(tile, int32(l*7%5))))
+			out.Store(t, 32+l, meta(sim.BinaryPartition(tile, l < 10)))
+			out.Store(t, 64+l, meta(sim.BinaryPartition(tile, true)))
+			out.Store(t, 96+l, meta(sim.LabeledPartition(tile, 4)))
+			if l%3 == 0 {
+				out.Store(t, 128+l, meta(sim.LabeledPartition(sim.CoalescedThreads(t), int32(l%2))))
+			}
+		}))
+		got := out.ToHost()
+		for l := 0; l < 32; l++ {
+			// l*7%5 over lanes 0 to 4 is 0, 2, 4, 1, 3: five groups, led
+			// by lanes 0 to 4, lane l's by lane l%5.
+			want := []int32{int32(100*(l%5) + 5), 2, 1, 1, 0}
+			if l < 10 {
+				want[1] = 102
+			}
+			if l%3 == 0 {
+				want[4] = int32(100*(l%2) + 2) // lanes 0 and 3 lead
+			}
+			for i, w := range want {
+				if got[32*i+l] != w {
+					t.Errorf("%v: lane %d partition %d: meta_group_rank*100+meta_group_size = %d, want %d", o.WarpModel(), l, i, got[32*i+l], w)
+				}
+			}
+		}
+	}
+}
+
 // cg::reduce's float association order, pinned to the H100's bits: the
 // probe's reduce_orders kernel (scripts/coop_probe.cu) on its inputs,
 // 1/(i+3). On tile<32> and tile<16> the H100 gives the xor butterfly
