@@ -330,7 +330,14 @@ func CoalescedThreads(t *Thread) CoalescedGroup {
 // caller waits until every thread that can run has run, and the lanes of
 // its warp then waiting at the same call (the same source line) are the
 // ones converged. Lanes that took another branch, wait at a barrier or a
-// collective, spin, or have exited are not. ActiveMask orders no memory.
+// collective, spin, or have exited are not. A warp's meetings at different
+// calls form one at a time, the first reached first, so that lanes one
+// releases can still reach the next: after an if/else that calls
+// ActiveMask in each branch, a call after it sees the whole warp. Where
+// lanes reach the call after an if before the other branch's lanes reach
+// the call in that branch, the call after the if forms first, without
+// them (a GPU that reconverges at the if's end would include them; CUDA
+// promises neither). ActiveMask orders no memory.
 func (t *Thread) ActiveMask() uint32 {
 	t.own()
 	return t.converge(t.w.sites.callerSite())
@@ -351,9 +358,14 @@ type meeting struct {
 
 // converge parks the caller at the ActiveMask meeting at site s until no
 // thread can run but the parked ones: then the lanes of its warp waiting
-// at s form the converged group.
+// at s form the converged group. A warp's meetings form one at a time, in
+// the order they were opened, and not while lanes that the last one
+// released have yet to run (warp.convFreed): those can run, and may come
+// to this call.
 func (t *Thread) converge(s site) uint32 {
 	w := t.w
+	wp := &t.blk.warps[t.warp]
+	bit := uint32(1) << t.lane
 	cs := w.l.coopState()
 	key := convKey{t.blk, t.warp, s}
 	cs.mu.Lock()
@@ -361,9 +373,10 @@ func (t *Thread) converge(s site) uint32 {
 	if m == nil {
 		m = new(meeting)
 		cs.conv[key] = m
+		wp.convOpen = append(wp.convOpen, m)
 	}
 	cs.mu.Unlock()
-	m.waiting |= 1 << t.lane
+	m.waiting |= bit
 	for !m.formed {
 		t.waitSite = s
 		t.state, t.waitFor = stSpinning, waitMemory
@@ -371,13 +384,19 @@ func (t *Thread) converge(s site) uint32 {
 		t.suspend()
 		t.state = stRunning
 		// Resumed by a spin round: every thread that could run has run.
-		if !m.formed {
+		if !m.formed && wp.convOpen[0] == m && wp.convFreed&^bit == 0 {
 			m.formed = true
+			wp.convFreed |= m.waiting &^ bit
+			wp.convOpen = wp.convOpen[1:]
 			cs.mu.Lock()
 			delete(cs.conv, key)
 			cs.mu.Unlock()
 			w.progress++
 		}
+	}
+	if wp.convFreed&bit != 0 {
+		wp.convFreed &^= bit
+		w.progress++ // the next meeting may form
 	}
 	return m.waiting
 }

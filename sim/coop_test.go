@@ -303,6 +303,38 @@ func TestNoRaceActiveMaskPerBranch(t *testing.T) {
 	}
 }
 
+// A lane that another ActiveMask call has just released can run, so an
+// ActiveMask meeting waits for it: here the odd lanes' meeting in the else
+// branch and the even lanes' at the common call are both waiting when the
+// spin round comes; lane 31, released with the odd lanes, must reach the
+// common call before its meeting forms (it was left out: 0x7fffffff), and
+// the result must not depend on the schedule (random orders gave subsets).
+func TestNoRaceActiveMaskWaitsForReleasedLanes(t *testing.T) {
+	t.Parallel()
+	var opts []sim.Options
+	for _, o := range []sim.Options{{}, random(1), random(2), random(7)} {
+		opts = append(opts, o, o.WithWarpModel(sim.Lockstep))
+	}
+	for _, o := range opts {
+		dev := sim.NewDevice(sim.H100)
+		out := zeroed[uint32](t, dev, "out", 32)
+		wantClean(t, exec(t, dev, lin(1, 32, o), func(t *sim.Thread) {
+			l := t.LaneID()
+			if l%2 == 0 {
+				t.BallotSync(0x55555555, true)
+			} else {
+				t.ActiveMask()
+			}
+			out.Store(t, l, t.ActiveMask())
+		}))
+		for l, m := range out.ToHost() {
+			if m != sim.FullMask {
+				t.Fatalf("%v: lane %d: active mask after the if %#x, want %#x", o.WarpModel(), l, m, sim.FullMask)
+			}
+		}
+	}
+}
+
 // A coalesced group's shuffles and scans work in group ranks; its Sync
 // orders its lanes, its shuffles do not.
 func coalescedHandOff(s, out *sim.Buffer[int32], sync bool) sim.Kernel {

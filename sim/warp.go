@@ -57,10 +57,14 @@ type warp struct {
 	held     uint32 // lanes held back while warp-mates spin
 	meet     uint32 // lanes waiting at an atomic meeting point
 	ls       *lockstepLanes
+
+	convOpen  []*meeting // ActiveMask meetings not yet formed, oldest first
+	convFreed uint32     // lanes an ActiveMask meeting released that have not run yet
 }
 
 func (wp *warp) reset() {
-	wp.exited, wp.spinning, wp.held, wp.meet = 0, 0, 0, 0
+	wp.exited, wp.spinning, wp.held, wp.meet, wp.convFreed = 0, 0, 0, 0, 0
+	wp.convOpen = wp.convOpen[:0]
 	if wp.ls != nil {
 		wp.ls.reset()
 	}
