@@ -591,3 +591,88 @@ func TestInvalidShuffleCoalescedRankOutsideGroup(t *testing.T) {
 		}
 	}
 }
+
+// Tiles of 16 in a block of 48 (ranks, meta ranks, a shfl_down reduction,
+// ballot, reduce, shfl wrapping within the tile, the dynamic partition) and
+// a coalesced group inside an if (size, rank, shfl by rank, reduce, ballot
+// in ranks) with labeled and binary partitions, under every schedule and
+// both warp models (runCollCases).
+func TestNoRaceGroupValues(t *testing.T) {
+	t.Parallel()
+	runCollCases(t, []collCase{
+		{"tile16", 48, func(out *sim.Buffer[uint64]) sim.Kernel {
+			return func(t *sim.Thread) {
+				tid := t.ThreadIdx.X
+				b := sim.ThisThreadBlock(t)
+				tile := sim.TiledPartitionOf[sim.Size16](b)
+				out.Store(t, tid*8+0, uint64(tile.ThreadRank()))
+				out.Store(t, tid*8+1, uint64(tile.MetaGroupRank()*100+tile.MetaGroupSize()))
+				v := int64(tid)
+				for off := 8; off > 0; off /= 2 {
+					v += sim.TileShflDown(tile, v, off)
+				}
+				out.Store(t, tid*8+2, uint64(v))
+				t32 := sim.TiledPartitionOf[sim.Size32](b)
+				out.Store(t, tid*8+3, uint64(t32.MetaGroupRank()*100+t32.MetaGroupSize()))
+				out.Store(t, tid*8+4, uint64(tile.Ballot(tid%2 == 0)))
+				out.Store(t, tid*8+5, uint64(sim.Reduce(tile, int32(tid), sim.Plus[int32]{})))
+				tile.Sync()
+				out.Store(t, tid*8+6, uint64(sim.TileShfl(tile, int32(tid), 17)))
+				dg := sim.TiledPartition(b, 16)
+				out.Store(t, tid*8+7, uint64(dg.ThreadRank()*100+dg.MetaGroupRank()))
+			}
+		}, func(tid int) []uint64 {
+			base := tid / 16 * 16
+			sum := 0
+			for q := base; q < base+16; q++ {
+				sum += q
+			}
+			var v [16]int
+			for i := range v {
+				v[i] = base + i
+			}
+			for off := 8; off > 0; off /= 2 {
+				var nv [16]int
+				for i := range v {
+					nv[i] = v[i]
+					if i+off < 16 {
+						nv[i] += v[i+off]
+					} else {
+						nv[i] += v[i]
+					}
+				}
+				v = nv
+			}
+			return []uint64{uint64(tid % 16), uint64(tid/16*100 + 3), uint64(v[tid%16]), uint64(tid/32*100 + 2), 0x5555, uint64(sum), uint64(base + 1), uint64(tid%16*100 + tid/16)}
+		}},
+		{"coalesced-if", 32, func(out *sim.Buffer[uint64]) sim.Kernel {
+			return func(t *sim.Thread) {
+				l := t.LaneID()
+				if l%3 == 0 {
+					g := sim.CoalescedThreads(t)
+					out.Store(t, l*8+0, uint64(g.NumThreads()*100+g.ThreadRank()))
+					out.Store(t, l*8+1, uint64(sim.CoalescedShfl(g, int32(l), g.NumThreads()-1-g.ThreadRank())))
+					out.Store(t, l*8+2, uint64(g.MetaGroupRank()*100+g.MetaGroupSize()))
+					out.Store(t, l*8+3, uint64(sim.Reduce(g, int32(l), sim.Plus[int32]{})))
+					out.Store(t, l*8+4, uint64(g.Ballot(l > 20)))
+				}
+				tile := sim.TiledPartitionOf[sim.Size32](sim.ThisThreadBlock(t))
+				lp := sim.LabeledPartition(tile, int32(l%3))
+				out.Store(t, l*8+5, uint64(lp.MetaGroupRank()*100+lp.MetaGroupSize()))
+				bp := sim.BinaryPartition(tile, l < 10)
+				out.Store(t, l*8+6, uint64(bp.MetaGroupRank()*100+bp.MetaGroupSize()))
+			}
+		}, func(l int) []uint64 {
+			bp := uint64(2)
+			if l < 10 {
+				bp = 102
+			}
+			lp := uint64(l%3*100 + 3)
+			if l%3 != 0 {
+				return []uint64{0, 0, 0, 0, 0, lp, bp}
+			}
+			r := l / 3
+			return []uint64{uint64(1100 + r), uint64(3 * (10 - r)), 1, 165, 0x780, lp, bp} // ranks 7-10 (lanes 21-30) vote true
+		}},
+	})
+}

@@ -6,6 +6,7 @@ package sim_test
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sort"
 	"strings"
@@ -723,4 +724,204 @@ func TestWarpDivergenceSameCollectiveDifferentBranchesFullMask(t *testing.T) {
 		}
 	})
 	wantKind(t, r, sim.WarpDivergence)
+}
+
+// ---------------------------------------------------------------------------
+// collective values against the Programming Guide, under every schedule and
+// both warp models: a race-free kernel's results must not depend on them
+
+// collCase is a kernel that stores up to 8 values per thread, out[tid*8+i],
+// and the values the Guide gives.
+type collCase struct {
+	name  string
+	block int
+	k     func(out *sim.Buffer[uint64]) sim.Kernel
+	want  func(tid int) []uint64
+}
+
+func runCollCases(t *testing.T, cases []collCase) {
+	t.Helper()
+	ls := sim.Options{}.WithWarpModel(sim.Lockstep)
+	opts := map[string]sim.Options{"natural": {}, "random1": random(1), "random7": random(7),
+		"lockstep": ls, "lockstep-random3": random(3).WithWarpModel(sim.Lockstep)}
+	for _, c := range cases {
+		for on, o := range opts {
+			dev := sim.NewDevice(sim.H100)
+			out := zeroed[uint64](t, dev, "out", c.block*8)
+			wantClean(t, exec(t, dev, lin(1, c.block, o), c.k(out)))
+			got := out.ToHost()
+			for tid := 0; tid < c.block; tid++ {
+				for i, x := range c.want(tid) {
+					if got[tid*8+i] != x {
+						t.Errorf("%s, %s: thread %d value %d = %#x, want %#x", c.name, on, tid, i, got[tid*8+i], x)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Shuffles with widths 8 and 16 (a srcLane outside the segment wraps within
+// it, -1 is the segment's last lane, up and down keep the own value at the
+// segment's edges, xor with a laneMask of width or more reads an earlier
+// segment and keeps the own value for a later one), of 64-bit and float64
+// values; votes with a partial mask in divergent code; match_any and
+// match_all (bitwise: +0.0 and -0.0 differ); redux of int32 and uint32,
+// wrapping on overflow and compared signed or unsigned; __activemask after
+// lanes exited; a partial last warp (a block of 48) under the full mask.
+func TestNoRaceWarpCollectiveValues(t *testing.T) {
+	t.Parallel()
+	f64 := func(x float64) uint64 { return math.Float64bits(x) }
+	runCollCases(t, []collCase{
+		{"shfl-widths", 32, func(out *sim.Buffer[uint64]) sim.Kernel {
+			return func(t *sim.Thread) {
+				l := t.LaneID()
+				v := uint64(0xABCD_0000_0000_0000) | uint64(l)
+				out.Store(t, l*8+0, sim.ShflSync(t, sim.FullMask, v, 9, 8))
+				out.Store(t, l*8+1, sim.ShflSync(t, sim.FullMask, v, -1, 16))
+				out.Store(t, l*8+2, sim.ShflUpSync(t, sim.FullMask, v, 3, 8))
+				out.Store(t, l*8+3, sim.ShflDownSync(t, sim.FullMask, v, 5, 16))
+				out.Store(t, l*8+4, sim.ShflXorSync(t, sim.FullMask, v, 8, 8))
+				out.Store(t, l*8+5, sim.ShflXorSync(t, sim.FullMask, v, 16, 8))
+				out.Store(t, l*8+6, math.Float64bits(sim.ShflSync(t, sim.FullMask, -float64(l)-0.25, 37, 16)))
+				out.Store(t, l*8+7, uint64(sim.ShflDownSync(t, sim.FullMask, int64(-l), 1)))
+			}
+		}, func(l int) []uint64 {
+			v := func(x int) uint64 { return uint64(0xABCD_0000_0000_0000) | uint64(x) }
+			up, dn := l, l
+			if l%8 >= 3 {
+				up = l - 3
+			}
+			if l%16+5 < 16 {
+				dn = l + 5
+			}
+			x8 := l
+			if l&8 != 0 {
+				x8 = l ^ 8
+			}
+			x16 := l
+			if l&16 != 0 {
+				x16 = l ^ 16
+			}
+			d1 := l
+			if l < 31 {
+				d1 = l + 1
+			}
+			return []uint64{v(l/8*8 + 1), v(l/16*16 + 15), v(up), v(dn), v(x8), v(x16), f64(-float64(l/16*16+5) - 0.25), uint64(int64(-d1))}
+		}},
+		{"votes-divergent", 32, func(out *sim.Buffer[uint64]) sim.Kernel {
+			return func(t *sim.Thread) {
+				l := t.LaneID()
+				if l%2 == 0 {
+					out.Store(t, l*8+0, uint64(t.BallotSync(0x55555555, l%4 == 0)))
+					out.Store(t, l*8+1, uint64(b2i(t.AnySync(0x55555555, l == 6))))
+					out.Store(t, l*8+2, uint64(b2i(t.AllSync(0x55555555, l < 40))))
+					out.Store(t, l*8+3, uint64(b2i(t.AllSync(0x55555555, l != 30))))
+				} else {
+					out.Store(t, l*8+0, uint64(t.BallotSync(0xaaaaaaaa, true)))
+					out.Store(t, l*8+1, uint64(b2i(t.AnySync(0xaaaaaaaa, false))))
+					out.Store(t, l*8+2, uint64(t.ActiveMask()))
+					out.Store(t, l*8+3, 9)
+				}
+			}
+		}, func(l int) []uint64 {
+			if l%2 == 0 {
+				return []uint64{0x11111111, 1, 1, 0}
+			}
+			return []uint64{0xaaaaaaaa, 0, 0xaaaaaaaa, 9}
+		}},
+		{"match", 32, func(out *sim.Buffer[uint64]) sim.Kernel {
+			return func(t *sim.Thread) {
+				l := t.LaneID()
+				out.Store(t, l*8+0, uint64(sim.MatchAnySync(t, sim.FullMask, float64(l%5))))
+				m, ok := sim.MatchAllSync(t, sim.FullMask, int64(1)<<40)
+				out.Store(t, l*8+1, uint64(m))
+				out.Store(t, l*8+2, uint64(b2i(ok)))
+				m, ok = sim.MatchAllSync(t, sim.FullMask, uint64(l/31))
+				out.Store(t, l*8+3, uint64(m)<<1|uint64(b2i(ok)))
+				if l >= 8 && l < 16 {
+					m, ok = sim.MatchAllSync(t, 0xff00, float32(2))
+					out.Store(t, l*8+4, uint64(m)<<1|uint64(b2i(ok)))
+				}
+				z := 0.0
+				if l%2 == 1 {
+					z = math.Copysign(0, -1)
+				}
+				out.Store(t, l*8+5, uint64(sim.MatchAnySync(t, sim.FullMask, z)))
+			}
+		}, func(l int) []uint64 {
+			var m uint64
+			for q := 0; q < 32; q++ {
+				if q%5 == l%5 {
+					m |= 1 << q
+				}
+			}
+			r4 := uint64(0)
+			if l >= 8 && l < 16 {
+				r4 = 0xff00<<1 | 1
+			}
+			z := uint64(0x55555555)
+			if l%2 == 1 {
+				z = 0xaaaaaaaa
+			}
+			return []uint64{m, 0xffffffff, 1, 0, r4, z}
+		}},
+		{"redux-overflow", 32, func(out *sim.Buffer[uint64]) sim.Kernel {
+			return func(t *sim.Thread) {
+				l := t.LaneID()
+				out.Store(t, l*8+0, uint64(uint32(sim.ReduceAddSync(t, sim.FullMask, int32(math.MaxInt32)))))
+				out.Store(t, l*8+1, uint64(sim.ReduceAddSync(t, sim.FullMask, uint32(math.MaxUint32))))
+				out.Store(t, l*8+2, uint64(uint32(sim.ReduceMinSync(t, sim.FullMask, int32(l-16)))))
+				out.Store(t, l*8+3, uint64(sim.ReduceMinSync(t, sim.FullMask, uint32(int32(l-16)))))
+				out.Store(t, l*8+4, uint64(uint32(sim.ReduceMaxSync(t, sim.FullMask, int32(l-16)))))
+				out.Store(t, l*8+5, uint64(sim.ReduceMaxSync(t, sim.FullMask, uint32(int32(l-16)))))
+				if l < 4 {
+					out.Store(t, l*8+6, uint64(uint32(sim.ReduceAddSync(t, 0xf, int32(math.MinInt32)))))
+				}
+				out.Store(t, l*8+7, uint64(sim.ReduceXorSync(t, sim.FullMask, uint32(l))))
+			}
+		}, func(l int) []uint64 {
+			// 32*MaxInt32 wraps to -32; 4*MinInt32 (lanes 0-3) to 0.
+			return []uint64{0xffffffe0, 0xffffffe0, 0xfffffff0, 0, 15, 0xffffffff, 0, 0}
+		}},
+		{"activemask-exit", 32, func(out *sim.Buffer[uint64]) sim.Kernel {
+			return func(t *sim.Thread) {
+				l := t.LaneID()
+				if l >= 20 {
+					return
+				}
+				out.Store(t, l*8+0, uint64(t.ActiveMask()))
+				if l < 5 {
+					out.Store(t, l*8+1, uint64(t.ActiveMask()))
+				}
+				out.Store(t, l*8+2, uint64(t.BallotSync(sim.FullMask, true)))
+			}
+		}, func(l int) []uint64 {
+			if l >= 20 {
+				return []uint64{0, 0, 0}
+			}
+			r1 := uint64(0)
+			if l < 5 {
+				r1 = 0x1f
+			}
+			return []uint64{0xfffff, r1, 0xfffff}
+		}},
+		{"partial-warp-48", 48, func(out *sim.Buffer[uint64]) sim.Kernel {
+			return func(t *sim.Thread) {
+				tid := t.ThreadIdx.X
+				out.Store(t, tid*8+0, uint64(t.BallotSync(sim.FullMask, true)))
+				out.Store(t, tid*8+1, uint64(sim.ReduceAddSync(t, sim.FullMask, uint32(1))))
+				out.Store(t, tid*8+2, uint64(t.ActiveMask()))
+				out.Store(t, tid*8+3, uint64(b2i(t.AllSync(sim.FullMask, true))))
+				out.Store(t, tid*8+4, uint64(sim.ShflSync(t, sim.FullMask, int32(tid), 3)))
+				m, ok := sim.MatchAllSync(t, sim.FullMask, int32(7))
+				out.Store(t, tid*8+5, uint64(m)<<1|uint64(b2i(ok)))
+			}
+		}, func(tid int) []uint64 {
+			if tid < 32 {
+				return []uint64{0xffffffff, 32, 0xffffffff, 1, 3, 0xffffffff<<1 | 1}
+			}
+			return []uint64{0xffff, 16, 0xffff, 1, 35, 0xffff<<1 | 1}
+		}},
+	})
 }
