@@ -232,38 +232,13 @@ func TestRacePlainReadAfterSeenStoreWithUnseenAdd(t *testing.T) {
 	})
 }
 
-// casThenOwnStore: block 0 stores the flag (atomic_ref, relaxed); block 1
-// waits for that store with a CAS loop (or, casPoll false, with plain
-// loads), ends the chain with a store of its own and reads the flag
-// plainly. The successful CAS read block 0's store, which then comes
-// before everything block 1 does after it (observation order), also once
-// block 1's store has replaced the CAS in the cell.
-func casThenOwnStore(flag, out *sim.Buffer[int32], casPoll bool) sim.Kernel {
-	return func(t *sim.Thread) {
-		f := sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice)
-		if t.BlockIdx.X == 0 {
-			f.Store(t, 5, sim.MemoryOrderRelaxed) //@chainStartStore
-			return
-		}
-		if casPoll {
-			for sim.AtomicCAS(t, flag, 0, 5, 6) != 5 {
-			}
-		} else {
-			for flag.Load(t, 0) != 5 { //@plainPollOfStore
-			}
-		}
-		f.Store(t, 7, sim.MemoryOrderRelaxed)
-		out.Store(t, 0, flag.Load(t, 0))
-	}
-}
-
 func TestNoRacePlainReadAfterCASReadStoreAndOwnStore(t *testing.T) {
 	t.Parallel()
 	eachSchedule(t, func(t *testing.T, o sim.Options) {
 		dev := sim.NewDevice(sim.H100)
 		flag := zeroed[int32](t, dev, "flag", 1)
 		out := zeroed[int32](t, dev, "out", 1)
-		wantClean(t, exec(t, dev, lin(2, 1, o), casThenOwnStore(flag, out, true)))
+		wantClean(t, exec(t, dev, lin(2, 1, o), chainThenOwnStore(flag, out, 0, "cas")))
 		if got := out.ToHost()[0]; got != 7 {
 			t.Errorf("out = %d, want 7", got)
 		}
@@ -276,39 +251,43 @@ func TestRacePlainPollOfAtomicStore(t *testing.T) {
 		dev := sim.NewDevice(sim.H100)
 		flag := zeroed[int32](t, dev, "flag", 1)
 		out := zeroed[int32](t, dev, "out", 1)
-		r := exec(t, dev, lin(2, 1, o), casThenOwnStore(flag, out, false))
-		wantRace(t, r, sim.GlobalSpace, "flag", at(t, "chainStartStore"), at(t, "plainPollOfStore"))
+		r := exec(t, dev, lin(2, 1, o), chainThenOwnStore(flag, out, 0, "plain"))
+		wantRace(t, r, sim.GlobalSpace, "flag", at(t, "chainStartStore"), at(t, "plainPollOfChain"))
 	})
 }
 
-// chainThenOwnStore: block 0 stores the flag (atomic_ref, relaxed) and adds
-// one to it, a chain of read-modify-writes that the store starts; block 1
-// waits for the add with a CAS loop (poll cas), an atomic_ref load (poll
-// load) or plain loads (poll plain), ends the chain with a store of its
-// own and reads the flag plainly. A strong read of the add reads through
-// the chain to the store, which then comes before everything block 1 does
-// after it (observation order), also once block 1's store has replaced
-// the chain in the cell.
-func chainThenOwnStore(flag, out *sim.Buffer[int32], poll string) sim.Kernel {
+// chainThenOwnStore: block 0 stores the flag (atomic_ref, relaxed) and
+// adds one to it adds times, a chain of read-modify-writes that the store
+// starts; block 1 waits for the chain's last value with a CAS loop (poll
+// cas), an atomic_ref load (poll load) or plain loads (poll plain), ends
+// the chain with a store of its own and reads the flag plainly. A CAS that
+// replaces the store, or a strong read of the chain's last add, reads
+// through the chain to the store, which then comes before everything
+// block 1 does after it (observation order), also once block 1's store has
+// replaced the chain in the cell. The flag ends as 7+adds.
+func chainThenOwnStore(flag, out *sim.Buffer[int32], adds int, poll string) sim.Kernel {
 	return func(t *sim.Thread) {
 		f := sim.NewAtomicRef(flag, 0, sim.ThreadScopeDevice)
 		if t.BlockIdx.X == 0 {
-			f.Store(t, 5, sim.MemoryOrderRelaxed) //@chainStartBeforeAdd
-			sim.AtomicAdd(t, flag, 0, 1)
+			f.Store(t, 5, sim.MemoryOrderRelaxed) //@chainStartStore
+			for range adds {
+				sim.AtomicAdd(t, flag, 0, 1)
+			}
 			return
 		}
+		want := int32(5 + adds)
 		switch poll {
 		case "cas":
-			for sim.AtomicCAS(t, flag, 0, 6, 7) != 6 {
+			for sim.AtomicCAS(t, flag, 0, want, want+1) != want {
 			}
 		case "load":
-			for f.Load(t, sim.MemoryOrderRelaxed) != 6 {
+			for f.Load(t, sim.MemoryOrderRelaxed) != want {
 			}
 		default:
-			for flag.Load(t, 0) != 6 { //@plainPollOfChain
+			for flag.Load(t, 0) != want { //@plainPollOfChain
 			}
 		}
-		f.Store(t, 8, sim.MemoryOrderRelaxed)
+		f.Store(t, want+2, sim.MemoryOrderRelaxed)
 		out.Store(t, 0, flag.Load(t, 0))
 	}
 }
@@ -321,7 +300,7 @@ func TestNoRacePlainReadAfterReadingChainAndOwnStore(t *testing.T) {
 				dev := sim.NewDevice(sim.H100)
 				flag := zeroed[int32](t, dev, "flag", 1)
 				out := zeroed[int32](t, dev, "out", 1)
-				wantClean(t, exec(t, dev, lin(2, 1, o), chainThenOwnStore(flag, out, poll)))
+				wantClean(t, exec(t, dev, lin(2, 1, o), chainThenOwnStore(flag, out, 1, poll)))
 				if got := out.ToHost()[0]; got != 8 {
 					t.Errorf("out = %d, want 8", got)
 				}
@@ -336,7 +315,7 @@ func TestRacePlainPollOfChainFromStore(t *testing.T) {
 		dev := sim.NewDevice(sim.H100)
 		flag := zeroed[int32](t, dev, "flag", 1)
 		out := zeroed[int32](t, dev, "out", 1)
-		r := exec(t, dev, lin(2, 1, o), chainThenOwnStore(flag, out, "plain"))
-		wantRace(t, r, sim.GlobalSpace, "flag", at(t, "chainStartBeforeAdd"), at(t, "plainPollOfChain"))
+		r := exec(t, dev, lin(2, 1, o), chainThenOwnStore(flag, out, 1, "plain"))
+		wantRace(t, r, sim.GlobalSpace, "flag", at(t, "chainStartStore"), at(t, "plainPollOfChain"))
 	})
 }
